@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { draftsService } from './service.js';
+
+await runMain(draftsService);

@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { eventsService } from './service.js';
+
+await runMain(eventsService);

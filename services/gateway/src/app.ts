@@ -1,0 +1,33 @@
+/** The gateway application (tests build this; server.ts adds listening and signals). */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { GatewayDeps } from './deps.js';
+import auth from './plugins/auth.js';
+import errorEnvelope from './plugins/error-envelope.js';
+import zulipParams from './plugins/params.js';
+import rateLimit from './plugins/rate-limit.js';
+import { registerRoutes } from './routes/index.js';
+
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log as unknown as FastifyBaseLogger,
+    disableRequestLogging: true,
+    // Long-polls park for up to a minute; keep-alive connections outlive them.
+    keepAliveTimeout: 75_000,
+    requestTimeout: 120_000,
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    ignoreTrailingSlash: true,
+    trustProxy: true,
+  });
+  app.decorate('deps', deps);
+  await app.register(errorEnvelope);
+  await app.register(zulipParams);
+  await app.register(auth);
+  await app.register(rateLimit);
+  app.addHook('onSend', async (request, reply) => {
+    // Authenticated answers must never be cached by anything between us and the client.
+    if (request.routeOptions.config?.auth !== false) reply.header('cache-control', 'private, no-store');
+  });
+  await registerRoutes(app);
+  return app;
+}

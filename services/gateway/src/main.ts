@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { gatewayService } from './service.js';
+
+await runMain(gatewayService());

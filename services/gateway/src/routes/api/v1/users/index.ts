@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import { users } from '@zc/shared/contracts';
+import { success } from '@zc/shared/envelope';
+import { bool, str } from '@zc/shared/params';
+import { params } from '../../../../plugins/params.js';
+
+const viewParams = { client_gravatar: bool().optional(true), include_custom_profile_fields: bool().optional(false) };
+
+/** /api/v1/users (spec 4.15, 4.16) and /api/v1/users/{user_id|email} (spec 4.23). */
+export default async function usersRoutes(app: FastifyInstance) {
+  const { bus } = app.deps;
+
+  app.get('/', async (request) => {
+    const p = params(request, viewParams);
+    return success(await bus.request(users.list, { actor: request.actor, ...p }));
+  });
+
+  app.post('/', async (request) => {
+    const p = params(request, { email: str(), password: str(), full_name: str() });
+    return success(await bus.request(users.create, { actor: request.actor, ...p }));
+  });
+
+  app.get<{ Params: { who: string } }>('/:who', async (request) => {
+    const p = params(request, viewParams);
+    const who = request.params.who;
+    const by = /^\d+$/.test(who) ? { user_id: Number(who) } : { email: who };
+    return success(await bus.request(users.get, { actor: request.actor, ...by, ...p }));
+  });
+}

@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { messagesService } from './service.js';
+
+await runMain(messagesService);

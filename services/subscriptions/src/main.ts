@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { subscriptionsService } from './service.js';
+
+await runMain(subscriptionsService);

@@ -1,0 +1,132 @@
+/** State changes of realms and users; each writes its domain events through the outbox. */
+import { AppError, badRequest } from '@zc/shared/errors';
+import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
+import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
+import { addToOutbox } from '@zc/shared/outbox';
+import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
+import { generateApiKey, hashPassword } from '../lib/credentials.js';
+import { toRealmRecord } from '../lib/realm-view.js';
+import { toApiUser, toUserRecord } from '../lib/user-view.js';
+import { realmStore, type RealmRow } from '../store/realm-store.js';
+import { userStore, type UserRow } from '../store/user-store.js';
+
+export interface NewAccount {
+  email: string;
+  password: string | null;
+  full_name: string;
+  role?: number;
+  is_bot?: boolean;
+  bot_type?: number | null;
+  bot_owner_id?: number | null;
+  can_create_users?: boolean;
+}
+
+const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$|^[^\s@]+@localhost$/;
+const SUBDOMAIN_RE = /^$|^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
+
+export const emailInUse = () => new AppError(null, 'Email is already in use.', 400);
+
+/** Checks the account fields a client can get wrong; returns them normalised. */
+export function checkNewAccount(a: NewAccount): NewAccount {
+  const email = a.email.trim();
+  if (!EMAIL_RE.test(email) || email.length > 254) throw badRequest(`Invalid email '${a.email}'`);
+  const fullName = a.full_name.trim();
+  if (fullName === '') throw badRequest('Name too short!');
+  if (fullName.length > 100) throw badRequest('Name too long!');
+  if (/[\u0000-\u001f*`\\>"@]/.test(fullName) && !a.is_bot) throw badRequest('Invalid characters in name!');
+  return { ...a, email, full_name: fullName };
+}
+
+async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {
+  const apiKey = generateApiKey();
+  try {
+    const user = await userStore.insert(q, {
+      realm_id: realm.id,
+      delivery_email: a.email,
+      full_name: a.full_name,
+      role: a.role ?? Role.MEMBER,
+      is_bot: a.is_bot ?? false,
+      bot_type: a.is_bot ? (a.bot_type ?? 1) : null,
+      bot_owner_id: a.is_bot ? (a.bot_owner_id ?? null) : null,
+      password_hash: a.password === null ? null : await hashPassword(a.password),
+      api_key_hash: deps.vault.lookupHash(apiKey),
+      api_key_enc: deps.vault.encrypt(apiKey),
+      can_create_users: a.can_create_users ?? false,
+    });
+    return { user, apiKey };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw emailInUse();
+    throw e;
+  }
+}
+
+/** Announces a new user: the read-model event, and realm_user add to everyone in the realm. */
+async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
+  const host = realmHostOf(deps, realm);
+  await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, host));
+  const everyone = (await userStore.listByRealm(q, realm.id)).filter((u) => u.is_active).map((u) => u.id);
+  await addToOutbox(q, 'users', eventsInbox.notify, {
+    realm_id: realm.id,
+    users: everyone,
+    event: {
+      type: 'realm_user',
+      op: 'add',
+      person: toApiUser(user, realm, { viewerRole: Role.MEMBER, clientGravatar: false, includeCustomProfileFields: true, realmHost: host, profileValues: [] }),
+    },
+  });
+}
+
+export interface CreatedRealm {
+  realm: RealmRow;
+  owner: UserRow;
+  apiKey: string;
+  realmUrl: string;
+}
+
+/** Creates a realm with its owner (management CLI and the development realm). */
+export async function doCreateRealm(
+  deps: UsersDeps,
+  r: { name: string; subdomain: string; owner: NewAccount },
+): Promise<CreatedRealm> {
+  const subdomain = r.subdomain.trim().toLowerCase();
+  if (!SUBDOMAIN_RE.test(subdomain)) throw badRequest(`Invalid subdomain '${r.subdomain}'`);
+  if (r.name.trim() === '') throw badRequest('Realm name must not be empty');
+  const owner = checkNewAccount({ ...r.owner, role: Role.OWNER });
+  return transaction(deps.pool, async (tx) => {
+    if (await realmStore.findBySubdomain(tx, subdomain)) throw badRequest(`Subdomain '${subdomain}' is already in use`);
+    const realm = await realmStore.insert(tx, { subdomain, name: r.name.trim() });
+    await addToOutbox(tx, 'users', usersEvents.realmCreated, toRealmRecord(realm, realmUrlOf(deps, realm)));
+    const { user, apiKey } = await insertAccount(deps, tx, realm, owner);
+    await announceUser(deps, tx, realm, user);
+    return { realm, owner: user, apiKey, realmUrl: realmUrlOf(deps, realm) };
+  });
+}
+
+/** Creates an account in a realm without permission checks (management CLI). */
+export async function doCreateUser(deps: UsersDeps, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {
+  const account = checkNewAccount(a);
+  return transaction(deps.pool, async (tx) => {
+    const created = await insertAccount(deps, tx, realm, account);
+    await announceUser(deps, tx, realm, created.user);
+    return created;
+  });
+}
+
+/** POST /users: only administrators holding can_create_users may create accounts. */
+export async function checkCreateUser(deps: UsersDeps, actor: Actor, a: { email: string; password: string; full_name: string }): Promise<number> {
+  const me = await userStore.findById(deps.pool, actor.realm_id, actor.user_id);
+  if (!me || !isAdmin(me) || !me.can_create_users) throw badRequest('User not authorized to create users');
+  const realm = await realmStore.findById(deps.pool, actor.realm_id);
+  if (!realm) throw badRequest('Invalid realm');
+  const { user } = await doCreateUser(deps, realm, { ...a, role: Role.MEMBER });
+  return user.id;
+}
+
+/** Grants a permission to a user (management CLI). */
+export async function doGrant(deps: UsersDeps, realm: RealmRow, email: string, permission: string): Promise<UserRow> {
+  if (permission !== 'can_create_users') throw badRequest(`Unknown permission '${permission}'`);
+  const user = await userStore.findByDeliveryEmail(deps.pool, realm.id, email);
+  if (!user) throw badRequest(`No such user '${email}'`);
+  await userStore.setCanCreateUsers(deps.pool, user.id, true);
+  return { ...user, can_create_users: true };
+}

@@ -1,0 +1,29 @@
+import { realmUrl, type SharedConfig } from '@zc/shared/config';
+import type { Pool } from '@zc/shared/db';
+import type { Logger } from '@zc/shared/logging';
+import type { Redis } from '@zc/shared/redis';
+import { ApiKeyVault } from './lib/credentials.js';
+import type { RealmRow } from './store/realm-store.js';
+
+/** Everything the users service's actions and queries need, built once at start. */
+export interface UsersDeps {
+  pool: Pool;
+  config: SharedConfig;
+  vault: ApiKeyVault;
+  log: Logger;
+  /** Absent for the management CLI, which does not throttle. */
+  redis?: Redis;
+}
+
+export function makeDeps(p: Omit<UsersDeps, 'vault'>): UsersDeps {
+  return { ...p, vault: new ApiKeyVault(p.config.secretKey) };
+}
+
+export function realmUrlOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {
+  return realmUrl(deps.config, realm.subdomain);
+}
+
+/** Host part of the realm URL, used in fake display emails. */
+export function realmHostOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {
+  return new URL(realmUrlOf(deps, realm)).hostname;
+}

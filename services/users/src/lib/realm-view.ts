@@ -1,0 +1,16 @@
+import type { RealmRecord } from '@zc/shared/contracts';
+import type { RealmRow } from '../store/realm-store.js';
+import { DEFAULT_REALM_SETTINGS } from './realm-settings.js';
+
+export function toRealmRecord(r: RealmRow, url: string): RealmRecord {
+  return {
+    realm_id: r.id,
+    subdomain: r.subdomain,
+    name: r.name,
+    description: r.description,
+    deactivated: r.deactivated,
+    url,
+    settings: { ...DEFAULT_REALM_SETTINGS, ...r.settings, email_address_visibility: r.email_address_visibility },
+    date_created: Math.floor(r.date_created.getTime() / 1000),
+  };
+}

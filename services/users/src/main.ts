@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { usersService } from './service.js';
+
+await runMain(usersService);

@@ -1,0 +1,9 @@
+/**
+ * What the management CLI needs: the users actions run directly against the database (the
+ * outbox carries their events to the bus whenever the service runs), so the CLI works
+ * whether or not the system is up.
+ */
+export { doCreateRealm, doCreateUser, doGrant, type NewAccount } from './actions/users.js';
+export { makeDeps, type UsersDeps } from './deps.js';
+export { realmStore } from './store/realm-store.js';
+export { MIGRATIONS_DIR } from './service.js';

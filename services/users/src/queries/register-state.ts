@@ -1,0 +1,151 @@
+/** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
+import { LIMITS, Role, type Actor } from '@zc/shared/contracts';
+import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
+import { DEFAULT_REALM_SETTINGS } from '../lib/realm-settings.js';
+import { avatarUrl, toApiUser } from '../lib/user-view.js';
+import { userStore } from '../store/user-store.js';
+import { requireRealm } from './users.js';
+
+export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
+  twenty_four_hour_time: false,
+  dense_mode: true,
+  starred_message_counts: true,
+  fluid_layout_width: false,
+  high_contrast_mode: false,
+  color_scheme: 1,
+  translate_emoticons: false,
+  display_emoji_reaction_users: true,
+  default_language: 'en',
+  default_view: 'recent_topics',
+  escape_navigates_to_default_view: true,
+  left_side_userlist: false,
+  emojiset: 'google',
+  demote_inactive_streams: 1,
+  user_list_style: 2,
+  timezone: '',
+  enter_sends: false,
+  enable_drafts_synchronization: true,
+  enable_stream_desktop_notifications: false,
+  enable_stream_email_notifications: false,
+  enable_stream_push_notifications: false,
+  enable_stream_audible_notifications: false,
+  notification_sound: 'zulip',
+  enable_desktop_notifications: true,
+  enable_sounds: true,
+  enable_offline_email_notifications: true,
+  message_content_in_email_notifications: true,
+  enable_offline_push_notifications: true,
+  enable_online_push_notifications: true,
+  enable_digest_emails: true,
+  wildcard_mentions_notify: true,
+  presence_enabled: true,
+  send_private_typing_notifications: true,
+  send_stream_typing_notifications: true,
+  send_read_receipts: true,
+  email_address_visibility: 1,
+};
+
+export async function getRegisterState(
+  deps: UsersDeps,
+  actor: Actor,
+  fetch: readonly string[],
+  clientGravatar: boolean,
+): Promise<Record<string, unknown>> {
+  const want = (t: string) => fetch.includes(t);
+  const realm = await requireRealm(deps, actor.realm_id);
+  const url = realmUrlOf(deps, realm);
+  const out: Record<string, unknown> = {};
+  const me = await userStore.findById(deps.pool, realm.id, actor.user_id);
+  const userSettings = { ...DEFAULT_USER_SETTINGS, ...(me?.settings ?? {}), timezone: me?.timezone ?? '' };
+
+  if (want('realm')) {
+    const settings = { ...DEFAULT_REALM_SETTINGS, ...realm.settings };
+    for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
+    Object.assign(out, {
+      realm_name: realm.name,
+      realm_description: realm.description,
+      realm_url: url,
+      realm_uri: url,
+      realm_icon_url: `${url}/static/images/logo/zulip-icon-128x128.png`,
+      realm_email_address_visibility: realm.email_address_visibility,
+      realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
+      realm_users_have_accounts: true,
+      max_message_length: LIMITS.maxMessageLength,
+      max_topic_length: LIMITS.maxTopicLength,
+      max_stream_name_length: LIMITS.maxStreamNameLength,
+      max_stream_description_length: LIMITS.maxStreamDescriptionLength,
+      max_file_upload_size_mib: 25,
+      server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
+      server_generation: 1,
+      server_presence_ping_interval_seconds: 60,
+      server_presence_offline_threshold_seconds: 200,
+      server_typing_started_expiry_period_milliseconds: 45000,
+      server_typing_stopped_wait_period_milliseconds: 12000,
+      server_typing_started_wait_period_milliseconds: 30000,
+      server_inline_image_preview: true,
+      server_inline_url_embed_preview: false,
+      server_avatar_changes_disabled: false,
+      server_name_changes_disabled: false,
+      server_web_public_streams_enabled: false,
+      server_needs_upgrade: false,
+      upgrade_text_for_wide_organization_logo: '',
+      zulip_plan_is_not_limited: true,
+    });
+  }
+  if (want('realm_user')) {
+    const all = await userStore.listByRealm(deps.pool, realm.id);
+    const realmHost = realmHostOf(deps, realm);
+    const profileValues = await userStore.profileValues(deps.pool, all.map((u) => u.id));
+    const view = (u: (typeof all)[number]) =>
+      toApiUser(u, realm, { viewerRole: actor.role, clientGravatar, includeCustomProfileFields: true, realmHost, profileValues });
+    out.realm_users = all.filter((u) => u.is_active).map(view);
+    out.realm_non_active_users = all.filter((u) => !u.is_active).map(view);
+    out.cross_realm_bots = [];
+    if (me) {
+      Object.assign(out, {
+        user_id: me.id,
+        email: actor.email,
+        delivery_email: me.delivery_email,
+        full_name: me.full_name,
+        avatar_source: me.avatar_source,
+        avatar_url: avatarUrl(me, false, realm),
+        avatar_url_medium: avatarUrl(me, false, realm),
+        is_admin: me.role <= Role.ADMINISTRATOR,
+        is_owner: me.role === Role.OWNER,
+        is_moderator: me.role === Role.MODERATOR,
+        is_guest: me.role === Role.GUEST,
+        is_billing_admin: false,
+        can_create_streams: me.role !== Role.GUEST,
+        can_create_public_streams: me.role !== Role.GUEST,
+        can_create_private_streams: me.role !== Role.GUEST,
+        can_create_web_public_streams: false,
+        can_subscribe_other_users: me.role !== Role.GUEST,
+        can_invite_others_to_realm: me.role !== Role.GUEST,
+      });
+    }
+  }
+  if (want('custom_profile_fields')) {
+    const { rows } = await deps.pool.query(
+      'SELECT id, name, hint, field_type AS type, field_data, "order", display_in_profile_summary FROM users.custom_profile_field WHERE realm_id = $1 ORDER BY "order", id',
+      [realm.id],
+    );
+    out.custom_profile_fields = rows;
+    out.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
+  }
+  if (want('user_settings')) out.user_settings = userSettings;
+  if (want('update_display_settings') || want('update_global_notifications')) {
+    for (const [k, v] of Object.entries(userSettings)) out[k] = v;
+  }
+  return out;
+}
+
+const CUSTOM_PROFILE_FIELD_TYPES = {
+  SHORT_TEXT: { id: 1, name: 'Short text' },
+  LONG_TEXT: { id: 2, name: 'Long text' },
+  SELECT: { id: 3, name: 'List of options' },
+  DATE: { id: 4, name: 'Date picker' },
+  URL: { id: 5, name: 'Link' },
+  USER: { id: 6, name: 'Person picker' },
+  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
+  PRONOUNS: { id: 8, name: 'Pronouns' },
+};

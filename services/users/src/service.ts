@@ -1,0 +1,18 @@
+/** The users service: realms, users, credentials (schema `users`). */
+import { fileURLToPath } from 'node:url';
+import type { ServiceDefinition } from '@zc/shared/service';
+import { makeDeps } from './deps.js';
+import { registerUserHandlers } from './handlers/users.js';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
+
+export const usersService: ServiceDefinition = {
+  name: 'users',
+  migrationsDir: MIGRATIONS_DIR,
+  usesRedis: true,
+  async start(ctx) {
+    const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis });
+    registerUserHandlers(ctx.bus, deps);
+    return undefined;
+  },
+};

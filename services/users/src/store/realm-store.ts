@@ -1,0 +1,39 @@
+import type { Queryable } from '@zc/shared/db';
+
+export interface RealmRow {
+  id: number;
+  subdomain: string;
+  name: string;
+  description: string;
+  deactivated: boolean;
+  email_address_visibility: number;
+  settings: Record<string, unknown>;
+  date_created: Date;
+}
+
+export interface NewRealm {
+  subdomain: string;
+  name: string;
+  description?: string;
+  settings?: Record<string, unknown>;
+}
+
+const COLS = 'id, subdomain, name, description, deactivated, email_address_visibility, settings, date_created';
+
+export const realmStore = {
+  async insert(q: Queryable, r: NewRealm): Promise<RealmRow> {
+    const { rows } = await q.query<RealmRow>(
+      `INSERT INTO users.realm (subdomain, name, description, settings) VALUES ($1, $2, $3, $4) RETURNING ${COLS}`,
+      [r.subdomain, r.name, r.description ?? '', JSON.stringify(r.settings ?? {})],
+    );
+    return rows[0] as RealmRow;
+  },
+  async findBySubdomain(q: Queryable, subdomain: string): Promise<RealmRow | undefined> {
+    const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE subdomain = $1`, [subdomain]);
+    return rows[0];
+  },
+  async findById(q: Queryable, id: number): Promise<RealmRow | undefined> {
+    const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE id = $1`, [id]);
+    return rows[0];
+  },
+};

@@ -1,0 +1,104 @@
+import type { Queryable } from '@zc/shared/db';
+
+export interface UserRow {
+  id: number;
+  realm_id: number;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_active: boolean;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  timezone: string;
+  avatar_source: string;
+  avatar_version: number;
+  date_joined: Date;
+  password_hash: string | null;
+  api_key_enc: Buffer;
+  can_create_users: boolean;
+  settings: Record<string, unknown>;
+}
+
+export interface NewUser {
+  realm_id: number;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_bot: boolean;
+  bot_type: number | null;
+  bot_owner_id: number | null;
+  password_hash: string | null;
+  api_key_hash: Buffer;
+  api_key_enc: Buffer;
+  can_create_users: boolean;
+  timezone?: string;
+}
+
+export interface ProfileValueRow {
+  user_id: number;
+  field_id: number;
+  value: string;
+  rendered_value: string | null;
+}
+
+const COLS = `id, realm_id, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, timezone,
+  avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, settings`;
+
+export const userStore = {
+  async insert(q: Queryable, u: NewUser): Promise<UserRow> {
+    const { rows } = await q.query<UserRow>(
+      `INSERT INTO users.user_profile (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id,
+         password_hash, api_key_hash, api_key_enc, can_create_users, timezone)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLS}`,
+      [u.realm_id, u.delivery_email, u.full_name, u.role, u.is_bot, u.bot_type, u.bot_owner_id, u.password_hash, u.api_key_hash, u.api_key_enc, u.can_create_users, u.timezone ?? ''],
+    );
+    return rows[0] as UserRow;
+  },
+  async findById(q: Queryable, realmId: number, userId: number): Promise<UserRow | undefined> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND id = $2`, [realmId, userId]);
+    return rows[0];
+  },
+  async findByDeliveryEmail(q: Queryable, realmId: number, email: string): Promise<UserRow | undefined> {
+    const { rows } = await q.query<UserRow>(
+      `SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND lower(delivery_email) = lower($2)`,
+      [realmId, email],
+    );
+    return rows[0];
+  },
+  async findByApiKeyHash(q: Queryable, hash: Buffer): Promise<UserRow | undefined> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE api_key_hash = $1`, [hash]);
+    return rows[0];
+  },
+  async listByRealm(q: Queryable, realmId: number): Promise<UserRow[]> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 ORDER BY id`, [realmId]);
+    return rows;
+  },
+  async listByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<UserRow[]> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND id = ANY($2::bigint[])`, [realmId, ids]);
+    return rows;
+  },
+  async listByDeliveryEmails(q: Queryable, realmId: number, emails: readonly string[]): Promise<UserRow[]> {
+    const { rows } = await q.query<UserRow>(
+      `SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND lower(delivery_email) = ANY($2::text[])`,
+      [realmId, emails.map((e) => e.toLowerCase())],
+    );
+    return rows;
+  },
+  async setCanCreateUsers(q: Queryable, userId: number, value: boolean): Promise<void> {
+    await q.query('UPDATE users.user_profile SET can_create_users = $2 WHERE id = $1', [userId, value]);
+  },
+  async setApiKey(q: Queryable, userId: number, hash: Buffer, enc: Buffer): Promise<void> {
+    await q.query('UPDATE users.user_profile SET api_key_hash = $2, api_key_enc = $3 WHERE id = $1', [userId, hash, enc]);
+  },
+  async setActive(q: Queryable, userId: number, active: boolean): Promise<void> {
+    await q.query('UPDATE users.user_profile SET is_active = $2 WHERE id = $1', [userId, active]);
+  },
+  async profileValues(q: Queryable, userIds: readonly number[]): Promise<ProfileValueRow[]> {
+    const { rows } = await q.query<ProfileValueRow>(
+      'SELECT user_id, field_id, value, rendered_value FROM users.custom_profile_field_value WHERE user_id = ANY($1::bigint[])',
+      [userIds],
+    );
+    return rows;
+  },
+};

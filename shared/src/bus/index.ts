@@ -1,0 +1,308 @@
+/**
+ * The typed NATS wrapper every service uses. Request/reply runs on core NATS in a queue
+ * group named after the service (so replicas share the load); events run on JetStream
+ * with a message id (duplicates dropped by the server) and durable consumers.
+ */
+import { connect } from '@nats-io/transport-node';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { AppError, fromWireError, isAppError, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
+import type { Logger } from '../logging/index.js';
+import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
+import { eventStreamName, type EventContract, type PayloadOf, type ReplyOf, type RequestOf, type RpcContract } from './contract.js';
+
+export * from './contract.js';
+
+type ReplyBody = { ok: unknown } | { err: WireError };
+
+export interface HandlerContext {
+  subject: string;
+  log: Logger;
+}
+
+const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
+function check(schema: TSchema, value: unknown): boolean {
+  let c = compiled.get(schema);
+  if (!c) {
+    c = TypeCompiler.Compile(schema);
+    compiled.set(schema, c);
+  }
+  return c.Check(value);
+}
+
+function headersToCarrier(h: MsgHdrs | undefined): Record<string, string> | undefined {
+  if (!h) return undefined;
+  const carrier: Record<string, string> = {};
+  for (const k of ['traceparent', 'tracestate']) {
+    const v = h.get(k);
+    if (v) carrier[k] = v;
+  }
+  return carrier;
+}
+
+function carrierToHeaders(extra?: Record<string, string>): MsgHdrs {
+  const h = natsHeaders();
+  for (const [k, v] of Object.entries(injectTraceHeaders({}))) h.set(k, v);
+  for (const [k, v] of Object.entries(extra ?? {})) h.set(k, v);
+  return h;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface BusOptions {
+  url: string;
+  prefix: string;
+  /** Connection name shown by the NATS server (service and instance). */
+  name: string;
+  log: Logger;
+  defaultTimeoutMs?: number;
+}
+
+export interface ConsumeOptions {
+  /** Durable consumer name, unique per consuming service and purpose. */
+  durable: string;
+  /** Deliver only new events to a consumer that does not exist yet (default: all). */
+  deliverNew?: boolean;
+  /** Messages fetched at once. */
+  batch?: number;
+  maxDeliver?: number;
+}
+
+export class Bus {
+  private readonly subs: Subscription[] = [];
+  private readonly consumers: Array<{ stop(): void; done: Promise<void> }> = [];
+  private jsClient?: JetStreamClient;
+  private jsmClient?: JetStreamManager;
+  private readonly ensured = new Set<string>();
+
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly prefix: string,
+    private readonly log: Logger,
+    private readonly defaultTimeoutMs: number,
+  ) {}
+
+  static async connect(opts: BusOptions): Promise<Bus> {
+    const nc = await connect({
+      servers: opts.url,
+      name: opts.name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+    });
+    return new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000);
+  }
+
+  subject(s: string): string {
+    return `${this.prefix}.${s}`;
+  }
+
+  get js(): JetStreamClient {
+    this.jsClient ??= jetstream(this.nc);
+    return this.jsClient;
+  }
+
+  async jsm(): Promise<JetStreamManager> {
+    this.jsmClient ??= await jetstreamManager(this.nc);
+    return this.jsmClient;
+  }
+
+  /** Serves `c` in the service's queue group; the handler's AppErrors become error replies. */
+  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>): void {
+    const subject = this.subject(c.subject);
+    const log = this.log.child({ subject });
+    const sub = this.nc.subscribe(subject, {
+      queue: c.service,
+      callback: (err, msg) => {
+        if (err) {
+          log.error({ err }, 'subscription failed');
+          return;
+        }
+        void this.handle(c, msg, handler, log);
+      },
+    });
+    this.subs.push(sub);
+  }
+
+  private async handle<C extends RpcContract>(
+    c: C,
+    msg: Msg,
+    handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>,
+    log: Logger,
+  ): Promise<void> {
+    let body: ReplyBody;
+    try {
+      body = await withSpan(`process ${msg.subject}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
+        let req: unknown;
+        try {
+          req = JSON.parse(dec.decode(msg.data));
+        } catch {
+          req = undefined;
+        }
+        if (!check(c.request, req)) {
+          log.error('request does not match its contract');
+          throw new AppError('BAD_REQUEST', 'Malformed internal request', 400);
+        }
+        const reply = await handler(req as RequestOf<C>, { subject: msg.subject, log });
+        return { ok: reply ?? {} };
+      });
+    } catch (e) {
+      if (isAppError(e)) {
+        body = { err: toWireError(e) };
+      } else {
+        log.error({ err: e }, 'handler failed');
+        body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
+      }
+    }
+    if (msg.reply) msg.respond(enc.encode(JSON.stringify(body)));
+  }
+
+  /** Calls `c`; error replies are rethrown as AppError, no responder or a timeout as 503. */
+  async request<C extends RpcContract>(c: C, req: RequestOf<C>, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<C>> {
+    const subject = this.subject(c.subject);
+    return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+      let m: Msg;
+      try {
+        m = await this.nc.request(subject, enc.encode(JSON.stringify(req)), {
+          timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
+          headers: carrierToHeaders(),
+        });
+      } catch (e) {
+        this.log.warn({ err: e, subject }, 'request failed');
+        throw serviceUnavailable();
+      }
+      const body = JSON.parse(dec.decode(m.data)) as ReplyBody;
+      if ('err' in body) throw fromWireError(body.err);
+      return body.ok as ReplyOf<C>;
+    });
+  }
+
+  /** Creates (or updates) the JetStream stream capturing `<prefix>.<service>.<kind>.>`. */
+  async ensureStream(service: string, kind: 'evt' | 'inbox' = 'evt'): Promise<string> {
+    const name = eventStreamName(this.prefix, service, kind);
+    if (this.ensured.has(name)) return name;
+    const jsm = await this.jsm();
+    const subjects = [`${this.prefix}.${service}.${kind}.>`];
+    try {
+      await jsm.streams.info(name);
+    } catch {
+      try {
+        await jsm.streams.add({ name, subjects, max_age: 7 * 24 * 3600 * 1e9, duplicate_window: 120 * 1e9 });
+      } catch (e) {
+        // Another replica created it between our check and our add.
+        await jsm.streams.info(name).catch(() => {
+          throw e;
+        });
+      }
+    }
+    this.ensured.add(name);
+    return name;
+  }
+
+  /** Publishes raw JSON on a full subject with a message id (used by the outbox relay). */
+  async publishRaw(subject: string, payload: string, msgId: string, carrier?: Record<string, string>): Promise<void> {
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(carrier ?? {})) h.set(k, v);
+    await this.js.publish(subject, enc.encode(payload), { msgID: msgId, headers: h });
+  }
+
+  /** Publishes an event directly (outside a transaction); prefer the outbox for state changes. */
+  async publish<C extends EventContract>(c: C, payload: PayloadOf<C>, opts: { msgId: string }): Promise<void> {
+    await this.ensureStream(c.service, c.subject.split('.')[1] === 'inbox' ? 'inbox' : 'evt');
+    await this.js.publish(this.subject(c.subject), enc.encode(JSON.stringify(payload)), {
+      msgID: opts.msgId,
+      headers: carrierToHeaders(),
+    });
+  }
+
+  /**
+   * Consumes the events of `contracts` (all from one service's stream) with a durable pull
+   * consumer, one at a time in stream order. A handler that throws gets the message again
+   * later; after `maxDeliver` attempts it is dropped with an error log (dead letter).
+   */
+  async consume(
+    contracts: readonly EventContract[],
+    opts: ConsumeOptions,
+    handler: (subject: string, payload: unknown, meta: { seq: number; redelivered: boolean }) => Promise<void>,
+  ): Promise<void> {
+    const service = contracts[0]?.service;
+    if (!service) throw new Error('consume needs at least one contract');
+    const kind = contracts[0]?.subject.split('.')[1] === 'inbox' ? 'inbox' : 'evt';
+    const stream = await this.ensureStream(service, kind);
+    const jsm = await this.jsm();
+    const durable = `${opts.durable}`.replace(/[^A-Za-z0-9_-]/g, '_');
+    const filter_subjects = contracts.map((c) => this.subject(c.subject));
+    const maxDeliver = opts.maxDeliver ?? 20;
+    try {
+      await jsm.consumers.info(stream, durable);
+      await jsm.consumers.update(stream, durable, { filter_subjects });
+    } catch {
+      await jsm.consumers
+        .add(stream, {
+          durable_name: durable,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: opts.deliverNew ? DeliverPolicy.New : DeliverPolicy.All,
+          filter_subjects,
+          max_deliver: maxDeliver,
+          ack_wait: 30 * 1e9,
+        })
+        .catch(async (e) => {
+          await jsm.consumers.info(stream, durable).catch(() => {
+            throw e;
+          });
+        });
+    }
+    const consumer = await this.js.consumers.get(stream, durable);
+    const messages = await consumer.consume({ max_messages: opts.batch ?? 256 });
+    const log = this.log.child({ stream, durable });
+    const done = (async () => {
+      for await (const m of messages) {
+        await this.deliver(m, handler, log, maxDeliver);
+      }
+    })();
+    this.consumers.push({ stop: () => void messages.stop(), done });
+  }
+
+  private async deliver(
+    m: JsMsg,
+    handler: (subject: string, payload: unknown, meta: { seq: number; redelivered: boolean }) => Promise<void>,
+    log: Logger,
+    maxDeliver: number,
+  ): Promise<void> {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(dec.decode(m.data));
+    } catch {
+      log.error({ seq: m.seq }, 'malformed event dropped');
+      m.term();
+      return;
+    }
+    try {
+      await withSpan(`process ${m.subject}`, 'consumer', { 'messaging.destination.name': m.subject, 'messaging.nats.delivery_count': m.info.deliveryCount }, headersToCarrier(m.headers), () =>
+        handler(m.subject.slice(this.prefix.length + 1), payload, { seq: m.seq, redelivered: m.redelivered }),
+      );
+      m.ack();
+    } catch (err) {
+      if (m.info.deliveryCount >= maxDeliver) {
+        log.error({ err, seq: m.seq }, 'event dead-lettered after repeated failures');
+        m.term();
+      } else {
+        log.warn({ err, seq: m.seq }, 'event handler failed; will retry');
+        m.nak(Math.min(30_000, 100 * 2 ** m.info.deliveryCount));
+      }
+    }
+  }
+
+  get isConnected(): boolean {
+    return !this.nc.isClosed();
+  }
+
+  /** Stops serving and consuming, lets in-flight work finish, then closes the connection. */
+  async close(): Promise<void> {
+    for (const c of this.consumers) c.stop();
+    await Promise.allSettled(this.consumers.map((c) => c.done));
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+  }
+}

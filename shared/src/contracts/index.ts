@@ -1,0 +1,4 @@
+export * from './common.js';
+export * from './events.js';
+export * from './users.js';
+export * from './version.js';

@@ -1,0 +1,112 @@
+/** The users service: realms, users, credentials, custom profile fields (schema `users`). */
+import { Type, type Static } from '@sinclair/typebox';
+import { event, rpc } from '../bus/contract.js';
+import { Actor, JsonObject } from './common.js';
+
+/**
+ * A user as other services keep it in their read models. `email` is the display email
+ * everyone may see (the real one, or a fake `user<id>@<host>` when the realm limits email
+ * visibility); `delivery_email` is the real address.
+ */
+export const UserRecord = Type.Object({
+  user_id: Type.Integer(),
+  realm_id: Type.Integer(),
+  email: Type.String(),
+  delivery_email: Type.String(),
+  full_name: Type.String(),
+  role: Type.Integer(),
+  is_active: Type.Boolean(),
+  is_bot: Type.Boolean(),
+  bot_type: Type.Union([Type.Integer(), Type.Null()]),
+  bot_owner_id: Type.Union([Type.Integer(), Type.Null()]),
+  timezone: Type.String(),
+  avatar_source: Type.String(),
+  avatar_version: Type.Integer(),
+  date_joined: Type.String(),
+});
+export type UserRecord = Static<typeof UserRecord>;
+
+export const RealmRecord = Type.Object({
+  realm_id: Type.Integer(),
+  subdomain: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  deactivated: Type.Boolean(),
+  url: Type.String(),
+  /** Realm settings with their `realm_` names stripped, e.g. `waiting_period_threshold`. */
+  settings: JsonObject,
+  date_created: Type.Integer(),
+});
+export type RealmRecord = Static<typeof RealmRecord>;
+
+const ViewOptions = {
+  client_gravatar: Type.Boolean(),
+  include_custom_profile_fields: Type.Boolean(),
+};
+
+export const users = {
+  /** Basic-auth check for the gateway; errors are 401 with Zulip's codes. */
+  authenticate: rpc('users.v1.authenticate', {
+    request: Type.Object({ realm_subdomain: Type.String(), email: Type.String(), api_key: Type.String() }),
+    reply: Type.Object({ actor: Actor, realm_deactivated: Type.Boolean() }),
+  }),
+  serverSettings: rpc('users.v1.server_settings', {
+    request: Type.Object({ realm_subdomain: Type.String(), client_name: Type.String() }),
+    reply: JsonObject,
+  }),
+  fetchApiKey: rpc('users.v1.fetch_api_key', {
+    request: Type.Object({ realm_subdomain: Type.String(), username: Type.String(), password: Type.String() }),
+    reply: Type.Object({ api_key: Type.String(), email: Type.String(), user_id: Type.Integer() }),
+  }),
+  list: rpc('users.v1.list', {
+    request: Type.Object({ actor: Actor, ...ViewOptions }),
+    reply: Type.Object({ members: Type.Array(JsonObject) }),
+  }),
+  get: rpc('users.v1.get', {
+    request: Type.Object({
+      actor: Actor,
+      user_id: Type.Optional(Type.Integer()),
+      email: Type.Optional(Type.String()),
+      ...ViewOptions,
+    }),
+    reply: Type.Object({ user: JsonObject }),
+  }),
+  me: rpc('users.v1.me', {
+    request: Type.Object({ actor: Actor }),
+    reply: JsonObject,
+  }),
+  create: rpc('users.v1.create', {
+    request: Type.Object({ actor: Actor, email: Type.String(), password: Type.String(), full_name: Type.String() }),
+    reply: Type.Object({ user_id: Type.Integer() }),
+  }),
+  /** Users of the actor's realm by ids and/or emails, for other services resolving recipients. */
+  resolve: rpc('users.v1.resolve', {
+    request: Type.Object({ realm_id: Type.Integer(), user_ids: Type.Array(Type.Integer()), emails: Type.Array(Type.String()) }),
+    reply: Type.Object({ users: Type.Array(UserRecord), missing_ids: Type.Array(Type.Integer()), missing_emails: Type.Array(Type.String()) }),
+  }),
+  /** Every user and the realm, for a service rebuilding its read model. */
+  realmSnapshot: rpc('users.v1.realm_snapshot', {
+    request: Type.Object({ realm_id: Type.Integer() }),
+    reply: Type.Object({ realm: RealmRecord, users: Type.Array(UserRecord) }),
+  }),
+  /** The parts of /register's initial state the users service owns. */
+  registerState: rpc('users.v1.register_state', {
+    request: Type.Object({
+      actor: Actor,
+      fetch: Type.Array(Type.String()),
+      client_gravatar: Type.Boolean(),
+      user_avatar_url_field_optional: Type.Boolean(),
+    }),
+    reply: JsonObject,
+  }),
+} as const;
+
+export const usersEvents = {
+  realmCreated: event('users.evt.v1.realm.created', RealmRecord),
+  realmUpdated: event('users.evt.v1.realm.updated', RealmRecord),
+  userCreated: event('users.evt.v1.user.created', UserRecord),
+  /** Any change of a user's record, including deactivation and role changes. */
+  userUpdated: event('users.evt.v1.user.updated', UserRecord),
+  /** The user's API key changed: cached credentials must be dropped. */
+  apiKeyChanged: event('users.evt.v1.api_key.changed', Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() })),
+} as const;

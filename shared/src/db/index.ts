@@ -1,0 +1,98 @@
+/**
+ * PostgreSQL access: a pool per service, `Queryable` (pool or transaction client) as the
+ * first argument of every store method so actions own transaction boundaries, and the
+ * forward-only migration runner.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+
+// bigint columns (ids, counts) come back as numbers: every id we store is below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+
+export function createPool(url: string, opts: { max?: number; applicationName?: string } = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/** Runs `fn` in one transaction; rolls back if it throws. */
+export async function transaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/** Unique-constraint violation, mapped by actions to their own errors. */
+export function isUniqueViolation(e: unknown): boolean {
+  return (e as { code?: string })?.code === '23505';
+}
+
+const OUTBOX_DDL = (schema: string) => `
+  CREATE TABLE IF NOT EXISTS "${schema}".outbox (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    subject text NOT NULL,
+    payload jsonb NOT NULL,
+    trace_carrier jsonb,
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE OR REPLACE FUNCTION "${schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN PERFORM pg_notify('${schema}_outbox', ''); RETURN NULL; END $$;
+  DROP TRIGGER IF EXISTS outbox_notify ON "${schema}".outbox;
+  CREATE TRIGGER outbox_notify AFTER INSERT ON "${schema}".outbox
+    FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".outbox_notify();
+`;
+
+/**
+ * Creates the service's schema, its outbox, and applies `migrations/NNNN_name.sql` files not
+ * yet recorded, each in its own transaction, under an advisory lock so replicas starting
+ * together apply each file once.
+ */
+export async function runMigrations(pool: pg.Pool, schema: string, dir: string): Promise<string[]> {
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${schema}".schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await client.query(OUTBOX_DDL(schema));
+    const done = new Set(
+      (await client.query<{ version: string }>(`SELECT version FROM "${schema}".schema_migrations`)).rows.map((r) => r.version),
+    );
+    const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await readFile(path.join(dir, file), 'utf8');
+      await client.query('BEGIN');
+      try {
+        await client.query(sql);
+        await client.query(`INSERT INTO "${schema}".schema_migrations(version) VALUES ($1)`, [file]);
+        await client.query('COMMIT');
+        applied.push(file);
+      } catch (e) {
+        await client.query('ROLLBACK');
+        throw new Error(`migration ${schema}/${file} failed: ${(e as Error).message}`);
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`migrate:${schema}`]).catch(() => undefined);
+    client.release();
+  }
+  return applied;
+}

@@ -1,0 +1,158 @@
+/**
+ * Boot and shutdown shared by every service: config → logger → PostgreSQL pool and
+ * migrations → NATS → the service's own handlers → outbox relay → ready. On SIGTERM the
+ * admin server reports not-ready first, then handlers drain and connections close.
+ */
+import http from 'node:http';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Bus } from '../bus/index.js';
+import { loadConfig, type SharedConfig } from '../config/index.js';
+import { createPool, runMigrations, type Pool } from '../db/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
+import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
+import { createRedis, type Redis } from '../redis/index.js';
+import { startTelemetry, stopTelemetry } from '../telemetry/index.js';
+
+export interface ServiceContext {
+  name: string;
+  config: SharedConfig;
+  log: Logger;
+  /** Undefined for a service without a schema (the gateway). */
+  pool: Pool;
+  bus: Bus;
+  redis: Redis;
+  metrics: Registry;
+}
+
+export interface StartedParts {
+  stop?(): Promise<void>;
+  /** Extra readiness checks, reported by /readyz. */
+  checks?: Record<string, () => Promise<boolean>>;
+}
+
+export interface ServiceDefinition {
+  /** Service name; also its PostgreSQL schema and NATS queue group. */
+  name: string;
+  /** Absolute path of the service's migrations; omitted for a service without a schema. */
+  migrationsDir?: string;
+  usesRedis?: boolean;
+  /** Whether this service relays an outbox (every service with a schema does). */
+  relaysOutbox?: boolean;
+  start(ctx: ServiceContext): Promise<StartedParts | undefined>;
+}
+
+export interface RunningService {
+  ctx: ServiceContext;
+  adminPort: number;
+  /** Relays pending outbox rows now. */
+  flushOutbox(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config?: Partial<SharedConfig>;
+  log?: Logger;
+  /** Starts the admin HTTP server (/livez, /readyz, /metrics); default true. */
+  admin?: boolean;
+}
+
+export async function startService(def: ServiceDefinition, opts: StartOptions = {}): Promise<RunningService> {
+  const config = loadConfig(opts.config);
+  const log = opts.log ?? createLogger({ service: def.name, level: config.logLevel, instance: config.instance });
+  const metrics = new Registry();
+  metrics.setDefaultLabels({ service: def.name });
+  collectDefaultMetrics({ register: metrics });
+  new Gauge({ name: 'zc_build_info', help: 'Build metadata', labelNames: ['version'], registers: [metrics] }).set({ version: '0.1.0' }, 1);
+
+  let shuttingDown = false;
+  let ready = false;
+  const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}` });
+  if (def.migrationsDir) {
+    const applied = await runMigrations(pool, def.name, def.migrationsDir);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  }
+  const bus = await Bus.connect({ url: config.natsUrl, prefix: config.subjectPrefix, name: `${def.name}-${config.instance}`, log });
+  const redis = def.usesRedis ? createRedis(config.redisUrl) : (undefined as unknown as Redis);
+  const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics };
+  const parts = (await def.start(ctx)) ?? {};
+  const relay: RelayHandle | undefined =
+    def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log }) : undefined;
+
+  const checks: Record<string, () => Promise<boolean>> = {
+    nats: async () => bus.isConnected,
+    ...(def.migrationsDir ? { postgres: async () => (await pool.query('SELECT 1')).rowCount === 1 } : {}),
+    ...(def.usesRedis ? { redis: async () => (await redis.ping()) === 'PONG' } : {}),
+    ...(parts.checks ?? {}),
+  };
+
+  let adminServer: http.Server | undefined;
+  let adminPort = 0;
+  if (opts.admin ?? true) {
+    adminServer = http.createServer((req, res) => {
+      void (async () => {
+        const url = req.url?.split('?')[0];
+        if (url === '/livez' || url === '/healthz') {
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+        } else if (url === '/readyz') {
+          const results: Record<string, boolean> = {};
+          for (const [k, f] of Object.entries(checks)) results[k] = await f().catch(() => false);
+          const ok = ready && !shuttingDown && Object.values(results).every(Boolean);
+          res
+            .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ status: ok ? 'ok' : 'unavailable', shutting_down: shuttingDown, checks: results }));
+        } else if (url === '/metrics') {
+          res.writeHead(200, { 'content-type': metrics.contentType }).end(await metrics.metrics());
+        } else {
+          res.writeHead(404).end();
+        }
+      })().catch(() => res.writeHead(500).end());
+    });
+    await new Promise<void>((resolve) => adminServer?.listen(config.adminPort, '0.0.0.0', resolve));
+    adminPort = (adminServer.address() as { port: number }).port;
+  }
+  ready = true;
+  log.info({ admin_port: adminPort }, 'service ready');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    ctx,
+    adminPort,
+    flushOutbox: async () => relay?.flush(),
+    stop: () => {
+      stopping ??= (async () => {
+        shuttingDown = true;
+        await parts.stop?.().catch((err) => log.warn({ err }, 'service stop failed'));
+        await relay?.stop();
+        await bus.close().catch(() => undefined);
+        if (def.usesRedis) redis.disconnect();
+        await pool.end().catch(() => undefined);
+        await new Promise<void>((resolve) => (adminServer ? adminServer.close(() => resolve()) : resolve()));
+        log.info('service stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Process entry point: telemetry, start, and a clean stop on SIGTERM/SIGINT. */
+export async function runMain(def: ServiceDefinition): Promise<void> {
+  await startTelemetry(`zc-${def.name}`);
+  let running: RunningService;
+  try {
+    running = await startService(def);
+  } catch (err) {
+    console.error(`${def.name}: failed to start:`, err);
+    process.exit(1);
+  }
+  const shutdown = (signal: string) => {
+    running.ctx.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 25_000);
+    force.unref();
+    void running
+      .stop()
+      .then(stopTelemetry)
+      .then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

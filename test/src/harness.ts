@@ -1,0 +1,171 @@
+/**
+ * A whole system in one test process: every service started in-process against this test
+ * file's own database and prefixes (shared/testing), the gateway on a free port, and a realm
+ * with named people (Zulip-style fixtures). Services can run as several replicas.
+ */
+import { loadConfig } from '@zc/shared/config';
+import { Role } from '@zc/shared/contracts';
+import { createPool } from '@zc/shared/db';
+import { startService, type RunningService, type ServiceDefinition } from '@zc/shared/service';
+import { testEnv, type TestEnv } from '@zc/shared/testing';
+import { draftsService } from '@zc/drafts';
+import { eventsService } from '@zc/events';
+import { gatewayService } from '@zc/gateway';
+import { messagesService } from '@zc/messages';
+import { subscriptionsService } from '@zc/subscriptions';
+import { usersService } from '@zc/users';
+import { doCreateRealm, doCreateUser, doGrant, makeDeps, realmStore } from '@zc/users/manage';
+import { createLogger } from '@zc/shared/logging';
+import { ApiClient } from './client.js';
+
+export type ServiceName = 'users' | 'subscriptions' | 'messages' | 'drafts' | 'events' | 'gateway';
+
+export interface Account {
+  user_id: number;
+  email: string;
+  api_key: string;
+  full_name: string;
+  password: string;
+}
+
+export interface System {
+  env: TestEnv;
+  baseUrl: string;
+  /** Base URLs of every gateway replica. */
+  gatewayUrls: string[];
+  realmId: number;
+  /** The development realm's people: iago (owner), desdemona (administrator), hamlet and othello (members), polonius (guest), and a bot. */
+  people: { iago: Account; desdemona: Account; hamlet: Account; othello: Account; polonius: Account; bot: Account };
+  client(a: Account, opts?: { baseUrl?: string; userAgent?: string; host?: string }): ApiClient;
+  anonymous(opts?: { baseUrl?: string; host?: string }): ApiClient;
+  /** Creates one more account in the realm. */
+  createUser(a: { email: string; full_name: string; role?: number; is_bot?: boolean; password?: string }): Promise<Account>;
+  /** Running instances by service name (several when replicated). */
+  services: Map<ServiceName, RunningService[]>;
+  /** Relays every service's pending outbox rows now. */
+  flushOutboxes(): Promise<void>;
+  stopService(name: ServiceName, index?: number): Promise<void>;
+  startReplica(name: ServiceName): Promise<RunningService>;
+  stop(): Promise<void>;
+}
+
+interface Teardownable {
+  teardown(fn: () => unknown): void;
+}
+
+export interface SystemOptions {
+  replicas?: Partial<Record<ServiceName, number>>;
+  /** Services to start (default: all). */
+  only?: ServiceName[];
+  gateway?: { rateLimitPerMinute?: number; rateLimitPerIpPerMinute?: number; authCacheTtlMs?: number };
+}
+
+const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
+
+export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Promise<System> {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'test', level: process.env.LOG_LEVEL ?? 'silent' });
+  const services = new Map<ServiceName, RunningService[]>();
+  const gateways: Array<{ port(): number }> = [];
+
+  const definition = (name: ServiceName): ServiceDefinition => {
+    switch (name) {
+      case 'users':
+        return usersService;
+      case 'subscriptions':
+        return subscriptionsService;
+      case 'messages':
+        return messagesService;
+      case 'drafts':
+        return draftsService;
+      case 'events':
+        return eventsService;
+      case 'gateway': {
+        const g = gatewayService({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, ...opts.gateway });
+        gateways.push(g);
+        return g;
+      }
+    }
+  };
+
+  const startReplica = async (name: ServiceName) => {
+    const running = await startService(definition(name), { config: env.config, log: log.child({ service: name }), admin: false });
+    const list = services.get(name) ?? [];
+    list.push(running);
+    services.set(name, list);
+    return running;
+  };
+
+  const wanted = opts.only ?? ORDER;
+  for (const name of ORDER.filter((n) => wanted.includes(n))) {
+    const count = opts.replicas?.[name] ?? 1;
+    for (let i = 0; i < count; i++) await startReplica(name);
+  }
+
+  const config = loadConfig(env.config);
+  const pool = createPool(env.databaseUrl, { max: 2 });
+  const deps = makeDeps({ pool, config, log });
+  const password = 'correct horse battery staple';
+  const created = await doCreateRealm(deps, {
+    name: 'Elsinore',
+    subdomain: '',
+    owner: { email: 'iago@zulip.test', password, full_name: 'Iago' },
+  });
+  const realm = created.realm;
+  const account = async (email: string, full_name: string, role: number, is_bot = false, pw = password): Promise<Account> => {
+    const { user, apiKey } = await doCreateUser(deps, realm, {
+      email,
+      password: pw,
+      full_name,
+      role,
+      is_bot,
+      bot_owner_id: is_bot ? created.owner.id : null,
+    });
+    return { user_id: user.id, email, api_key: apiKey, full_name, password: pw };
+  };
+  const people = {
+    iago: { user_id: created.owner.id, email: 'iago@zulip.test', api_key: created.apiKey, full_name: 'Iago', password },
+    desdemona: await account('desdemona@zulip.test', 'Desdemona', Role.ADMINISTRATOR),
+    hamlet: await account('hamlet@zulip.test', 'King Hamlet', Role.MEMBER),
+    othello: await account('othello@zulip.test', 'Othello, the Moor of Venice', Role.MEMBER),
+    polonius: await account('polonius@zulip.test', 'Polonius', Role.GUEST),
+    bot: await account('bot@zulip.test', 'Generic bot', Role.MEMBER, true),
+  };
+  await doGrant(deps, realm, 'iago@zulip.test', 'can_create_users');
+  void realmStore;
+
+  const gatewayUrls = gateways.map((g) => `http://127.0.0.1:${g.port()}`);
+  const baseUrl = gatewayUrls[0] ?? '';
+  const flushOutboxes = async () => {
+    for (const list of services.values()) for (const s of list) await s.flushOutbox();
+  };
+  await flushOutboxes();
+
+  const sys: System = {
+    env,
+    baseUrl,
+    gatewayUrls,
+    realmId: realm.id,
+    people,
+    services,
+    client: (a, o = {}) => new ApiClient(o.baseUrl ?? baseUrl, { email: a.email, apiKey: a.api_key }, o),
+    anonymous: (o = {}) => new ApiClient(o.baseUrl ?? baseUrl, undefined, o),
+    createUser: (a) => account(a.email, a.full_name, a.role ?? Role.MEMBER, a.is_bot ?? false, a.password ?? password),
+    flushOutboxes,
+    startReplica,
+    async stopService(name, index = 0) {
+      const list = services.get(name) ?? [];
+      const [s] = list.splice(index, 1);
+      await s?.stop();
+    },
+    async stop() {
+      for (const name of [...ORDER].reverse()) {
+        for (const s of services.get(name) ?? []) await s.stop();
+      }
+      services.clear();
+      await pool.end();
+    },
+  };
+  t.teardown(() => sys.stop());
+  return sys;
+}
