@@ -17,6 +17,16 @@ export * from './contract.js';
 
 type ReplyBody = { ok: unknown } | { err: WireError };
 
+/** What a consumer learns about an event besides its payload. */
+export interface EventMeta {
+  /** JetStream stream sequence: grows in the order events were stored. */
+  seq: number;
+  redelivered: boolean;
+  /** Service (schema) whose outbox wrote the event, and the writing transaction's id. */
+  origin?: string;
+  txid?: number;
+}
+
 export interface HandlerContext {
   subject: string;
   log: Logger;
@@ -225,7 +235,7 @@ export class Bus {
   async consume(
     contracts: readonly EventContract[],
     opts: ConsumeOptions,
-    handler: (subject: string, payload: unknown, meta: { seq: number; redelivered: boolean }) => Promise<void>,
+    handler: (subject: string, payload: unknown, meta: EventMeta) => Promise<void>,
   ): Promise<void> {
     const service = contracts[0]?.service;
     if (!service) throw new Error('consume needs at least one contract');
@@ -267,7 +277,7 @@ export class Bus {
 
   private async deliver(
     m: JsMsg,
-    handler: (subject: string, payload: unknown, meta: { seq: number; redelivered: boolean }) => Promise<void>,
+    handler: (subject: string, payload: unknown, meta: EventMeta) => Promise<void>,
     log: Logger,
     maxDeliver: number,
   ): Promise<void> {
@@ -281,7 +291,12 @@ export class Bus {
     }
     try {
       await withSpan(`process ${m.subject}`, 'consumer', { 'messaging.destination.name': m.subject, 'messaging.nats.delivery_count': m.info.deliveryCount }, headersToCarrier(m.headers), () =>
-        handler(m.subject.slice(this.prefix.length + 1), payload, { seq: m.seq, redelivered: m.redelivered }),
+        handler(m.subject.slice(this.prefix.length + 1), payload, {
+          seq: m.seq,
+          redelivered: m.redelivered,
+          origin: m.headers?.get('Zc-Origin') || undefined,
+          txid: m.headers?.get('Zc-Txid') ? Number(m.headers.get('Zc-Txid')) : undefined,
+        }),
       );
       m.ack();
     } catch (err) {

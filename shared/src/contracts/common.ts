@@ -24,3 +24,19 @@ export const isGuest = (a: { role: number }) => a.role >= Role.GUEST;
 /** Free-form JSON object (client-visible shapes that pass through unchanged). */
 export const JsonObject = Type.Record(Type.String(), Type.Unknown());
 export type JsonObject = Static<typeof JsonObject>;
+
+/**
+ * Every service that owns part of /register's initial state serves `<service>.v1.register_state`
+ * with this request; `fetch` holds the fetch_event_types, `options` the register parameters
+ * (apply_markdown, client_gravatar, include_subscribers, narrow, all_public_streams,
+ * client_capabilities). The reply's `snapshot` is the PostgreSQL snapshot the state was read
+ * in (db/readWithSnapshot), so the events service can drop queued events the state already holds.
+ */
+export const RegisterStateRequest = Type.Object({
+  actor: Actor,
+  fetch: Type.Array(Type.String()),
+  options: JsonObject,
+});
+export type RegisterStateRequest = Static<typeof RegisterStateRequest>;
+export const RegisterStateReply = Type.Object({ snapshot: Type.String(), state: JsonObject });
+export type RegisterStateReply = Static<typeof RegisterStateReply>;

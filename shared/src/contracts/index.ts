@@ -1,4 +1,5 @@
 export * from './common.js';
 export * from './events.js';
+export * from './subscriptions.js';
 export * from './users.js';
 export * from './version.js';

@@ -1,7 +1,7 @@
 /** The users service: realms, users, credentials, custom profile fields (schema `users`). */
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
-import { Actor, JsonObject } from './common.js';
+import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
 
 /**
  * A user as other services keep it in their read models. `email` is the display email
@@ -90,15 +90,7 @@ export const users = {
     reply: Type.Object({ realm: RealmRecord, users: Type.Array(UserRecord) }),
   }),
   /** The parts of /register's initial state the users service owns. */
-  registerState: rpc('users.v1.register_state', {
-    request: Type.Object({
-      actor: Actor,
-      fetch: Type.Array(Type.String()),
-      client_gravatar: Type.Boolean(),
-      user_avatar_url_field_optional: Type.Boolean(),
-    }),
-    reply: JsonObject,
-  }),
+  registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
 } as const;
 
 export const usersEvents = {

@@ -48,6 +48,8 @@ const OUTBOX_DDL = (schema: string) => `
     subject text NOT NULL,
     payload jsonb NOT NULL,
     trace_carrier jsonb,
+    -- The writing transaction, so /register can tell which events its state snapshot already holds.
+    txid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
     created_at timestamptz NOT NULL DEFAULT now()
   );
   CREATE OR REPLACE FUNCTION "${schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -95,4 +97,33 @@ export async function runMigrations(pool: pg.Pool, schema: string, dir: string):
     client.release();
   }
   return applied;
+}
+
+/**
+ * Runs `fn` in a read-only REPEATABLE READ transaction and returns the PostgreSQL snapshot it
+ * read from (`xmin:xmax:xip,...`). With the writing transaction id carried on every outbox
+ * event, `isVisibleInSnapshot` tells whether an event's change is already in what `fn` read.
+ */
+export async function readWithSnapshot<T>(pool: pg.Pool, fn: (q: pg.PoolClient) => Promise<T>): Promise<{ snapshot: string; result: T }> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    const { rows } = await client.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return { snapshot: rows[0]?.s as string, result };
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/** Whether transaction `txid` had committed in `snapshot` (PostgreSQL's pg_visible_in_snapshot, in JS). */
+export function isVisibleInSnapshot(txid: number, snapshot: string): boolean {
+  const [xmin, xmax, xip] = snapshot.split(':');
+  if (txid < Number(xmin)) return true;
+  if (txid >= Number(xmax)) return false;
+  return !(xip ?? '').split(',').filter(Boolean).map(Number).includes(txid);
 }

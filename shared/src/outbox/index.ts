@@ -12,6 +12,10 @@ import type { Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders } from '../telemetry/index.js';
 
+/** Headers on every relayed event: the service (schema) that wrote it and its transaction id. */
+export const ORIGIN_HEADER = 'Zc-Origin';
+export const TXID_HEADER = 'Zc-Txid';
+
 /** Writes `payload` for `c` into the outbox of `schema`, inside the caller's transaction. */
 export async function addToOutbox<C extends EventContract>(
   q: Queryable,
@@ -34,6 +38,7 @@ export interface RelayHandle {
 
 interface OutboxRow {
   id: number;
+  txid: number;
   subject: string;
   payload: unknown;
   trace_carrier: Record<string, string> | null;
@@ -52,7 +57,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
 
   async function relayBatch(): Promise<number> {
     const { rows } = await pool.query<OutboxRow>(
-      `SELECT id, subject, payload, trace_carrier FROM "${schema}".outbox ORDER BY id LIMIT 500`,
+      `SELECT id, txid, subject, payload, trace_carrier FROM "${schema}".outbox ORDER BY id LIMIT 500`,
     );
     if (rows.length === 0) return 0;
     for (const r of rows) {
@@ -65,7 +70,13 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     }
     // Publishes are sent in order on one connection; awaiting them together keeps the order.
     await Promise.all(
-      rows.map((r) => bus.publishRaw(bus.subject(r.subject), JSON.stringify(r.payload), `${schema}:${r.id}`, r.trace_carrier ?? undefined)),
+      rows.map((r) =>
+        bus.publishRaw(bus.subject(r.subject), JSON.stringify(r.payload), `${schema}:${r.id}`, {
+          ...(r.trace_carrier ?? {}),
+          [ORIGIN_HEADER]: schema,
+          [TXID_HEADER]: String(r.txid),
+        }),
+      ),
     );
     await pool.query(`DELETE FROM "${schema}".outbox WHERE id <= $1`, [rows[rows.length - 1]?.id]);
     return rows.length;

@@ -22,5 +22,5 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.create, async (r) => ({ user_id: await checkCreateUser(deps, r.actor, r) }));
   bus.serve(users.resolve, (r) => resolveUsers(deps, r.realm_id, r.user_ids, r.emails));
   bus.serve(users.realmSnapshot, (r) => realmSnapshot(deps, r.realm_id));
-  bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.client_gravatar));
+  bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }

@@ -4,7 +4,9 @@ import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { DEFAULT_REALM_SETTINGS } from '../lib/realm-settings.js';
 import { avatarUrl, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
-import { requireRealm } from './users.js';
+import { badRequest } from '@zc/shared/errors';
+import { readWithSnapshot, type Queryable } from '@zc/shared/db';
+import { realmStore } from '../store/realm-store.js';
 
 export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   twenty_four_hour_time: false,
@@ -45,17 +47,30 @@ export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   email_address_visibility: 1,
 };
 
+/** Reads the users service's part of /register in one snapshot (see RegisterStateReply). */
 export async function getRegisterState(
   deps: UsersDeps,
+  actor: Actor,
+  fetch: readonly string[],
+  options: { client_gravatar?: unknown },
+): Promise<{ snapshot: string; state: Record<string, unknown> }> {
+  const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, actor, fetch, options.client_gravatar !== false));
+  return { snapshot, state: result };
+}
+
+async function readState(
+  deps: UsersDeps,
+  q: Queryable,
   actor: Actor,
   fetch: readonly string[],
   clientGravatar: boolean,
 ): Promise<Record<string, unknown>> {
   const want = (t: string) => fetch.includes(t);
-  const realm = await requireRealm(deps, actor.realm_id);
+  const realm = await realmStore.findById(q, actor.realm_id);
+  if (!realm) throw badRequest('Invalid realm');
   const url = realmUrlOf(deps, realm);
   const out: Record<string, unknown> = {};
-  const me = await userStore.findById(deps.pool, realm.id, actor.user_id);
+  const me = await userStore.findById(q, realm.id, actor.user_id);
   const userSettings = { ...DEFAULT_USER_SETTINGS, ...(me?.settings ?? {}), timezone: me?.timezone ?? '' };
 
   if (want('realm')) {
@@ -93,9 +108,9 @@ export async function getRegisterState(
     });
   }
   if (want('realm_user')) {
-    const all = await userStore.listByRealm(deps.pool, realm.id);
+    const all = await userStore.listByRealm(q, realm.id);
     const realmHost = realmHostOf(deps, realm);
-    const profileValues = await userStore.profileValues(deps.pool, all.map((u) => u.id));
+    const profileValues = await userStore.profileValues(q, all.map((u) => u.id));
     const view = (u: (typeof all)[number]) =>
       toApiUser(u, realm, { viewerRole: actor.role, clientGravatar, includeCustomProfileFields: true, realmHost, profileValues });
     out.realm_users = all.filter((u) => u.is_active).map(view);
@@ -125,7 +140,7 @@ export async function getRegisterState(
     }
   }
   if (want('custom_profile_fields')) {
-    const { rows } = await deps.pool.query(
+    const { rows } = await q.query(
       'SELECT id, name, hint, field_type AS type, field_data, "order", display_in_profile_summary FROM users.custom_profile_field WHERE realm_id = $1 ORDER BY "order", id',
       [realm.id],
     );
