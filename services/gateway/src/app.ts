@@ -1,5 +1,5 @@
 /** The gateway application (tests build this; server.ts adds listening and signals). */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayDeps } from './deps.js';
 import auth from './plugins/auth.js';
 import errorEnvelope from './plugins/error-envelope.js';
@@ -10,13 +10,14 @@ import { registerRoutes } from './routes/index.js';
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Per-request log lines cost more than the request on the hot path; errors are logged by the envelope handler.
+    logController: new LogController({ disableRequestLogging: true }),
     // Long-polls park for up to a minute; keep-alive connections outlive them.
     keepAliveTimeout: 75_000,
     requestTimeout: 120_000,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
-    ignoreTrailingSlash: true,
+    routerOptions: { ignoreTrailingSlash: true },
     trustProxy: true,
   });
   app.decorate('deps', deps);

@@ -19,6 +19,7 @@ export interface NewAccount {
   bot_type?: number | null;
   bot_owner_id?: number | null;
   can_create_users?: boolean;
+  is_system_bot?: boolean;
 }
 
 const EMAIL_RE = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]+$|^[^\s@]+@localhost$/;
@@ -52,6 +53,7 @@ async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: 
       api_key_hash: deps.vault.lookupHash(apiKey),
       api_key_enc: deps.vault.encrypt(apiKey),
       can_create_users: a.can_create_users ?? false,
+      is_system_bot: a.is_system_bot ?? false,
     });
     return { user, apiKey };
   } catch (e) {
@@ -76,6 +78,24 @@ async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user
   });
 }
 
+/** The address of a realm's notification bot, the sender of automated messages. */
+export function notificationBotEmail(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {
+  return `notification-bot@${realmHostOf(deps, realm)}`;
+}
+
+async function createNotificationBot(deps: UsersDeps, q: Queryable, realm: RealmRow): Promise<void> {
+  const { user } = await insertAccount(deps, q, realm, {
+    email: notificationBotEmail(deps, realm),
+    password: null,
+    full_name: 'Notification Bot',
+    is_bot: true,
+    bot_type: 1,
+    is_system_bot: true,
+  });
+  // Other services learn of it through their read models; clients see it in cross_realm_bots.
+  await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, realmHostOf(deps, realm)));
+}
+
 export interface CreatedRealm {
   realm: RealmRow;
   owner: UserRow;
@@ -98,6 +118,7 @@ export async function doCreateRealm(
     await addToOutbox(tx, 'users', usersEvents.realmCreated, toRealmRecord(realm, realmUrlOf(deps, realm)));
     const { user, apiKey } = await insertAccount(deps, tx, realm, owner);
     await announceUser(deps, tx, realm, user);
+    await createNotificationBot(deps, tx, realm);
     return { realm, owner: user, apiKey, realmUrl: realmUrlOf(deps, realm) };
   });
 }

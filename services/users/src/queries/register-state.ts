@@ -115,7 +115,7 @@ async function readState(
       toApiUser(u, realm, { viewerRole: actor.role, clientGravatar, includeCustomProfileFields: true, realmHost, profileValues });
     out.realm_users = all.filter((u) => u.is_active).map(view);
     out.realm_non_active_users = all.filter((u) => !u.is_active).map(view);
-    out.cross_realm_bots = [];
+    out.cross_realm_bots = (await userStore.listSystemBots(q, realm.id)).map((u) => ({ ...view(u), is_system_bot: true }));
     if (me) {
       Object.assign(out, {
         user_id: me.id,

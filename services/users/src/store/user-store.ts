@@ -17,6 +17,7 @@ export interface UserRow {
   password_hash: string | null;
   api_key_enc: Buffer;
   can_create_users: boolean;
+  is_system_bot: boolean;
   settings: Record<string, unknown>;
 }
 
@@ -32,6 +33,7 @@ export interface NewUser {
   api_key_hash: Buffer;
   api_key_enc: Buffer;
   can_create_users: boolean;
+  is_system_bot?: boolean;
   timezone?: string;
 }
 
@@ -43,15 +45,15 @@ export interface ProfileValueRow {
 }
 
 const COLS = `id, realm_id, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, timezone,
-  avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, settings`;
+  avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, is_system_bot, settings`;
 
 export const userStore = {
   async insert(q: Queryable, u: NewUser): Promise<UserRow> {
     const { rows } = await q.query<UserRow>(
       `INSERT INTO users.user_profile (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id,
-         password_hash, api_key_hash, api_key_enc, can_create_users, timezone)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${COLS}`,
-      [u.realm_id, u.delivery_email, u.full_name, u.role, u.is_bot, u.bot_type, u.bot_owner_id, u.password_hash, u.api_key_hash, u.api_key_enc, u.can_create_users, u.timezone ?? ''],
+         password_hash, api_key_hash, api_key_enc, can_create_users, timezone, is_system_bot)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLS}`,
+      [u.realm_id, u.delivery_email, u.full_name, u.role, u.is_bot, u.bot_type, u.bot_owner_id, u.password_hash, u.api_key_hash, u.api_key_enc, u.can_create_users, u.timezone ?? '', u.is_system_bot ?? false],
     );
     return rows[0] as UserRow;
   },
@@ -70,8 +72,13 @@ export const userStore = {
     const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE api_key_hash = $1`, [hash]);
     return rows[0];
   },
+  /** The realm's members, without system bots. */
   async listByRealm(q: Queryable, realmId: number): Promise<UserRow[]> {
-    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 ORDER BY id`, [realmId]);
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND NOT is_system_bot ORDER BY id`, [realmId]);
+    return rows;
+  },
+  async listSystemBots(q: Queryable, realmId: number): Promise<UserRow[]> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND is_system_bot ORDER BY id`, [realmId]);
     return rows;
   },
   async listByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<UserRow[]> {
