@@ -44,6 +44,21 @@ const ViewOptions = {
   include_custom_profile_fields: Type.Boolean(),
 };
 
+export const Linkifier = Type.Object({
+  id: Type.Integer(),
+  pattern: Type.String(),
+  url_template: Type.String(),
+});
+export type Linkifier = Static<typeof Linkifier>;
+
+const LinkifierInput = {
+  actor: Actor,
+  pattern: Type.String(),
+  /** RFC 6570 template (FL 176+) or, from older clients, the legacy `%(name)s` format string. */
+  url_template: Type.Optional(Type.String()),
+  url_format_string: Type.Optional(Type.String()),
+};
+
 export const users = {
   /** Basic-auth check for the gateway; errors are 401 with Zulip's codes. */
   authenticate: rpc('users.v1.authenticate', {
@@ -91,6 +106,30 @@ export const users = {
   }),
   /** The parts of /register's initial state the users service owns. */
   registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  listLinkifiers: rpc('users.v1.list_linkifiers', {
+    request: Type.Object({ realm_id: Type.Integer() }),
+    /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */
+    reply: Type.Object({ linkifiers: Type.Array(Linkifier), filters: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Integer()])) }),
+  }),
+  addLinkifier: rpc('users.v1.add_linkifier', { request: Type.Object(LinkifierInput), reply: Type.Object({ id: Type.Integer() }) }),
+  updateLinkifier: rpc('users.v1.update_linkifier', {
+    request: Type.Object({ ...LinkifierInput, id: Type.Integer() }),
+    reply: Type.Object({}),
+  }),
+  removeLinkifier: rpc('users.v1.remove_linkifier', { request: Type.Object({ actor: Actor, id: Type.Integer() }), reply: Type.Object({}) }),
+  reorderLinkifiers: rpc('users.v1.reorder_linkifiers', {
+    request: Type.Object({ actor: Actor, ordered_linkifier_ids: Type.Array(Type.Integer()) }),
+    reply: Type.Object({}),
+  }),
+  listAlertWords: rpc('users.v1.list_alert_words', { request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),
+  addAlertWords: rpc('users.v1.add_alert_words', {
+    request: Type.Object({ actor: Actor, alert_words: Type.Array(Type.String()) }),
+    reply: Type.Object({ alert_words: Type.Array(Type.String()) }),
+  }),
+  removeAlertWords: rpc('users.v1.remove_alert_words', {
+    request: Type.Object({ actor: Actor, alert_words: Type.Array(Type.String()) }),
+    reply: Type.Object({ alert_words: Type.Array(Type.String()) }),
+  }),
 } as const;
 
 export const usersEvents = {
@@ -101,4 +140,11 @@ export const usersEvents = {
   userUpdated: event('users.evt.v1.user.updated', UserRecord),
   /** The user's API key changed: cached credentials must be dropped. */
   apiKeyChanged: event('users.evt.v1.api_key.changed', Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() })),
+  /** The realm's whole ordered linkifier list after any change (renderers keep it as a read model). */
+  linkifiersChanged: event('users.evt.v1.linkifiers.changed', Type.Object({ realm_id: Type.Integer(), linkifiers: Type.Array(Linkifier) })),
+  /** A user's whole alert word list after a change (for the has_alert_word flag). */
+  alertWordsChanged: event(
+    'users.evt.v1.alert_words.changed',
+    Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), alert_words: Type.Array(Type.String()) }),
+  ),
 } as const;

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { subdomainOfHost } from '@zc/shared/config';
-import { users, type Actor } from '@zc/shared/contracts';
+import { users, usersEvents, type Actor } from '@zc/shared/contracts';
 import { AppError } from '@zc/shared/errors';
 
 declare module 'fastify' {
@@ -80,19 +80,26 @@ export default fp(
   async (app: FastifyInstance) => {
     const { bus, config, gateway } = app.deps;
     const cache = new AuthCache(gateway.authCacheTtlMs);
-    // Core-NATS subscription (not a queue group): every replica must see every invalidation.
-    const sub = bus.nc.subscribe(bus.subject('users.evt.v1.>'), {
-      callback: (_err, msg) => {
-        try {
-          const body = msg.json<{ user_id?: number; realm_id?: number }>();
-          if (msg.subject.endsWith('.realm.updated') && body.realm_id !== undefined) cache.dropRealm(body.realm_id);
-          else if (body.user_id !== undefined) cache.dropUser(body.user_id);
-        } catch {
-          /* not ours to judge; the users service logs malformed events */
-        }
-      },
+    // Core-NATS subscriptions (not queue groups): every replica must see every invalidation.
+    const invalidations = [usersEvents.userUpdated, usersEvents.apiKeyChanged, usersEvents.realmUpdated].map((c) =>
+      bus.nc.subscribe(bus.subject(c.subject), {
+        callback: (_err, msg) => {
+          try {
+            const body = msg.json<{ user_id?: number; realm_id?: number }>();
+            if (c === usersEvents.realmUpdated) {
+              if (body.realm_id !== undefined) cache.dropRealm(body.realm_id);
+            } else if (body.user_id !== undefined) {
+              cache.dropUser(body.user_id);
+            }
+          } catch {
+            /* a malformed event is the users service's to report */
+          }
+        },
+      }),
+    );
+    app.addHook('onClose', async () => {
+      for (const sub of invalidations) sub.unsubscribe();
     });
-    app.addHook('onClose', async () => sub.unsubscribe());
 
     app.decorateRequest('actor', null as unknown as Actor);
     app.decorateRequest('clientName', '');

@@ -2,7 +2,18 @@
 import type { Bus } from '@zc/shared/bus';
 import { users } from '@zc/shared/contracts';
 import { authenticate, fetchApiKey } from '../actions/auth.js';
+import {
+  checkAddLinkifier,
+  checkRemoveLinkifier,
+  checkReorderLinkifiers,
+  checkUpdateLinkifier,
+  doAddAlertWords,
+  doRemoveAlertWords,
+  toLinkifier,
+} from '../actions/linkifiers.js';
 import { checkCreateUser } from '../actions/users.js';
+import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
+import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
@@ -22,5 +33,28 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.create, async (r) => ({ user_id: await checkCreateUser(deps, r.actor, r) }));
   bus.serve(users.resolve, (r) => resolveUsers(deps, r.realm_id, r.user_ids, r.emails));
   bus.serve(users.realmSnapshot, (r) => realmSnapshot(deps, r.realm_id));
+  bus.serve(users.listLinkifiers, async (r) => {
+    const rows = await linkifierStore.listForRealm(deps.pool, r.realm_id);
+    return {
+      linkifiers: rows.map(toLinkifier),
+      filters: rows.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id] as [string, string, number]),
+    };
+  });
+  bus.serve(users.addLinkifier, async ({ actor, ...input }) => ({ id: await checkAddLinkifier(deps, actor, input) }));
+  bus.serve(users.updateLinkifier, async ({ actor, id, ...input }) => {
+    await checkUpdateLinkifier(deps, actor, id, input);
+    return {};
+  });
+  bus.serve(users.removeLinkifier, async (r) => {
+    await checkRemoveLinkifier(deps, r.actor, r.id);
+    return {};
+  });
+  bus.serve(users.reorderLinkifiers, async (r) => {
+    await checkReorderLinkifiers(deps, r.actor, r.ordered_linkifier_ids);
+    return {};
+  });
+  bus.serve(users.listAlertWords, async (r) => ({ alert_words: await alertWordStore.listForUser(deps.pool, r.actor.user_id) }));
+  bus.serve(users.addAlertWords, async (r) => ({ alert_words: await doAddAlertWords(deps, r.actor, r.alert_words) }));
+  bus.serve(users.removeAlertWords, async (r) => ({ alert_words: await doRemoveAlertWords(deps, r.actor, r.alert_words) }));
   bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }

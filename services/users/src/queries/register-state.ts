@@ -7,6 +7,8 @@ import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import { realmStore } from '../store/realm-store.js';
+import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
+import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 
 export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   twenty_four_hour_time: false,
@@ -148,6 +150,12 @@ async function readState(
     out.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
   }
   if (want('user_settings')) out.user_settings = userSettings;
+  if (want('realm_linkifiers') || want('realm_filters')) {
+    const linkifiers = await linkifierStore.listForRealm(q, realm.id);
+    if (want('realm_linkifiers')) out.realm_linkifiers = linkifiers.map((l) => ({ pattern: l.pattern, url_template: l.url_template, id: l.id }));
+    if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
+  }
+  if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
   if (want('update_display_settings') || want('update_global_notifications')) {
     for (const [k, v] of Object.entries(userSettings)) out[k] = v;
   }
