@@ -1,3 +1,4 @@
+import '@zc/shared/instrumentation';
 import { runMain } from '@zc/shared/service';
 import { usersService } from './service.js';
 
