@@ -18,7 +18,7 @@ export interface MentionUser {
 export interface MentionGroup {
   id: number;
   name: string;
-  /** Deactivated groups are not mentionable. */
+  /** A deactivated group's mention renders, but silently (no notification). */
   deactivated?: boolean;
 }
 

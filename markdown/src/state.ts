@@ -47,6 +47,6 @@ export class RenderState {
 }
 
 function startsWithBlockTag(html: string): boolean {
-  const m = /^<([a-zA-Z][a-zA-Z0-9]*)/.exec(html);
+  const m = /^<\/?([a-zA-Z][a-zA-Z0-9]*)/.exec(html);
   return m !== null && isBlockTag((m[1] as string).toLowerCase());
 }

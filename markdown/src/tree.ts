@@ -3,7 +3,7 @@
 // and several of its rules (tight list items, where a preview is inserted, which
 // newlines the output carries) are only expressible in these terms.
 
-import { escapeAttribute, escapeText } from './escape.js';
+import { escapeAttribute, escapeMinimal, escapeText } from './escape.js';
 
 export class El {
   readonly tag: string;
@@ -12,6 +12,8 @@ export class El {
   tail = '';
   /** When set, inline patterns never run over `text` (code, link labels, mentions…). */
   atomicText = false;
+  /** Code text: every `&` is escaped, even one that starts a character reference. */
+  escapeFully = false;
   children: El[] = [];
 
   constructor(tag: string, attrs?: Record<string, string>) {
@@ -126,7 +128,7 @@ function serializeInto(el: El, out: string[]): void {
       if (e.tail) out.push(escapeText(e.tail));
       return;
     }
-    if (e.text) out.push(escapeText(e.text));
+    if (e.text) out.push(e.escapeFully ? escapeMinimal(e.text) : escapeText(e.text));
     stack.push({ el: e, next: 0 });
   };
   open(el);
