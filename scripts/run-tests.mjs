@@ -33,7 +33,16 @@ const jobs = process.env.ZC_TEST_JOBS ?? '2';
 const child = spawn(
   process.execPath,
   [path.join(ROOT, 'node_modules/tap/dist/esm/run.mjs'), '--reporter=tap', `--jobs=${jobs}`, '--disable-coverage', '--allow-empty-coverage', ...files],
-  { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
+  {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      // ts-node would otherwise take the root solution tsconfig (no module setting: CommonJS).
+      TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.tap.json'),
+    },
+  },
 );
 let tail = '';
 child.stdout.on('data', (chunk) => {

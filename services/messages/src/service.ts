@@ -1,6 +1,10 @@
-/** The messages service (schema `messages`). */
+/** The messages service: messages, per-user flags and read state (schema `messages`). */
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
+import { SendWriter } from './actions/send-writer.js';
+import { loadMessagesConfig, type MessagesDeps } from './deps.js';
+import { registerMessageHandlers } from './handlers/messages.js';
+import { startReadModelConsumers } from './handlers/read-model.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -8,7 +12,11 @@ export const messagesService: ServiceDefinition = {
   name: 'messages',
   migrationsDir: MIGRATIONS_DIR,
   usesRedis: false,
-  async start() {
-    return undefined;
+  async start(ctx) {
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log };
+    const writer = new SendWriter(deps);
+    registerMessageHandlers(ctx.bus, deps, writer);
+    const stopConsumers = await startReadModelConsumers(ctx.bus, ctx.log, deps, writer);
+    return { stop: stopConsumers };
   },
 };

@@ -1,6 +1,9 @@
-/** The subscriptions service (schema `subscriptions`). */
+/** The subscriptions service: streams, subscriptions, muted topics (schema `subscriptions`). */
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
+import { loadSubscriptionsSettings, type SubscriptionsDeps } from './deps.js';
+import { startConsumers } from './handlers/consumers.js';
+import { registerSubscriptionHandlers } from './handlers/subscriptions.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -8,7 +11,10 @@ export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
   migrationsDir: MIGRATIONS_DIR,
   usesRedis: false,
-  async start() {
-    return undefined;
+  async start(ctx) {
+    const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings() };
+    registerSubscriptionHandlers(ctx.bus, deps);
+    const consumers = await startConsumers(ctx.bus, deps);
+    return { stop: async () => void (await Promise.all(consumers.map((c) => c.stop()))) };
   },
 };

@@ -4,6 +4,7 @@
  * whether or not the system is up.
  */
 export { doCreateRealm, doCreateUser, doGrant, type NewAccount } from './actions/users.js';
+export { doDeactivateUser, doRegenerateApiKey } from './actions/account-state.js';
 export { makeDeps, type UsersDeps } from './deps.js';
 export { realmStore } from './store/realm-store.js';
 export { MIGRATIONS_DIR } from './service.js';

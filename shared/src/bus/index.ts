@@ -8,7 +8,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, ty
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { AppError, fromWireError, isAppError, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
+import { AppError, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
 import { eventStreamName, type EventContract, type PayloadOf, type ReplyOf, type RequestOf, type RpcContract } from './contract.js';
@@ -166,16 +166,28 @@ export class Bus {
         body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
       }
     }
-    if (msg.reply) msg.respond(enc.encode(JSON.stringify(body)));
+    if (!msg.reply) return;
+    try {
+      msg.respond(enc.encode(JSON.stringify(body)));
+    } catch (err) {
+      // A reply over the server's max_payload must not become an unhandled rejection (a crash
+      // of the whole service); the caller gets a 500 at once instead of waiting for its timeout.
+      log.error({ err }, 'reply could not be sent');
+      msg.respond(enc.encode(JSON.stringify({ err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } })));
+    }
   }
 
   /** Calls `c`; error replies are rethrown as AppError, no responder or a timeout as 503. */
   async request<C extends RpcContract>(c: C, req: RequestOf<C>, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<C>> {
     const subject = this.subject(c.subject);
     return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+      const data = enc.encode(JSON.stringify(req));
+      // Over the server's max_payload NATS refuses to send at all: that is the caller's
+      // oversized input, not an unavailable service.
+      if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
       let m: Msg;
       try {
-        m = await this.nc.request(subject, enc.encode(JSON.stringify(req)), {
+        m = await this.nc.request(subject, data, {
           timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
           headers: carrierToHeaders(),
         });
@@ -243,18 +255,21 @@ export class Bus {
     const stream = await this.ensureStream(service, kind);
     const jsm = await this.jsm();
     const durable = `${opts.durable}`.replace(/[^A-Za-z0-9_-]/g, '_');
-    const filter_subjects = contracts.map((c) => this.subject(c.subject));
+    // One filter subject, not `filter_subjects`: nats-server before 2.10 has no multi-filter
+    // consumers. Several contracts share the stream's wildcard and the rest is skipped here.
+    const wanted = new Set(contracts.map((c) => this.subject(c.subject)));
+    const filter_subject = wanted.size === 1 ? [...wanted][0] : `${this.prefix}.${service}.${kind}.>`;
     const maxDeliver = opts.maxDeliver ?? 20;
     try {
-      await jsm.consumers.info(stream, durable);
-      await jsm.consumers.update(stream, durable, { filter_subjects });
+      const info = await jsm.consumers.info(stream, durable);
+      if (info.config.filter_subject !== filter_subject) await jsm.consumers.update(stream, durable, { filter_subject });
     } catch {
       await jsm.consumers
         .add(stream, {
           durable_name: durable,
           ack_policy: AckPolicy.Explicit,
           deliver_policy: opts.deliverNew ? DeliverPolicy.New : DeliverPolicy.All,
-          filter_subjects,
+          filter_subject,
           max_deliver: maxDeliver,
           ack_wait: 30 * 1e9,
         })
@@ -269,7 +284,8 @@ export class Bus {
     const log = this.log.child({ stream, durable });
     const done = (async () => {
       for await (const m of messages) {
-        await this.deliver(m, handler, log, maxDeliver);
+        if (wanted.has(m.subject)) await this.deliver(m, handler, log, maxDeliver);
+        else m.ack();
       }
     })();
     this.consumers.push({ stop: () => void messages.stop(), done });

@@ -1,15 +1,25 @@
 /**
- * What every producing service sends to the events service: a client event and the users
- * whose queues get it. The producer decides the recipients (Zulip's send_event contract);
- * the events service only routes, filters by each queue's event_types/narrow, and finalises
- * per queue (apply_markdown, client_gravatar, local_message_id).
+ * The events service: event queues (POST /register, GET and DELETE /events) and the inbox
+ * every producing service writes client events to.
+ *
+ * What every producing service sends is a client event and the users whose queues get it.
+ * The producer decides the recipients (Zulip's send_event contract); the events service only
+ * routes, filters by each queue's event_types/narrow, and finalises per queue
+ * (apply_markdown, client_gravatar, flags, local_message_id).
+ *
+ * Conventions for the event body (so the finalisation stays data-driven):
+ * - `message` events carry the message as messages.ts describes (`MessageEventMessage`); each
+ *   queue gets it through `finaliseMessageForQueue` (apply_markdown, client_gravatar).
+ * - `flags` of a recipient entry become the event's top-level `flags` for that user.
+ * - `gravatar_fields` names the avatar_url fields a client_gravatar queue receives as null.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { event } from '../bus/contract.js';
-import { JsonObject } from './common.js';
+import { event, rpc } from '../bus/contract.js';
+import { Actor, JsonObject } from './common.js';
 
 /** A recipient: a user id, or a user id with that user's flags (message events). */
 export const NotifyRecipient = Type.Union([Type.Integer(), Type.Object({ id: Type.Integer(), flags: Type.Array(Type.String()) })]);
+export type NotifyRecipient = Static<typeof NotifyRecipient>;
 
 export const ClientNotify = Type.Object({
   realm_id: Type.Integer(),
@@ -18,6 +28,17 @@ export const ClientNotify = Type.Object({
   /** The sender's queue gets `local_message_id` (message events only). */
   sender_queue_id: Type.Optional(Type.String()),
   local_id: Type.Optional(Type.String()),
+  /**
+   * The event concerns a public stream: queues of this realm registered with
+   * all_public_streams get it too, with the flags of a non-recipient (none).
+   */
+  public_stream: Type.Optional(Type.Boolean()),
+  /**
+   * Dotted paths (e.g. `message.avatar_url`, `person.avatar_url`) holding a Gravatar URL the
+   * client could compute itself; queues registered with client_gravatar get null there. The
+   * producer lists a path only when Zulip would allow it (everyone may see emails).
+   */
+  gravatar_fields: Type.Optional(Type.Array(Type.String())),
 });
 export type ClientNotify = Static<typeof ClientNotify>;
 
@@ -25,3 +46,71 @@ export const eventsInbox = {
   /** Durable: written to a producer's outbox, relayed to JetStream, consumed by the events service. */
   notify: event('events.inbox.v1.notify', ClientNotify),
 } as const;
+
+/** One narrow term as /register takes it: `[operator, operand]` or `{operator, operand, negated?}`. */
+export const EventsNarrowTerm = Type.Union([
+  Type.Array(Type.String(), { minItems: 2, maxItems: 2 }),
+  Type.Object({ operator: Type.String(), operand: Type.Union([Type.String(), Type.Integer()]), negated: Type.Optional(Type.Boolean()) }),
+]);
+export type EventsNarrowTerm = Static<typeof EventsNarrowTerm>;
+
+export const RegisterRequest = Type.Object({
+  actor: Actor,
+  /** null: every type. */
+  event_types: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  /** null: the same as event_types. */
+  fetch_event_types: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  narrow: Type.Array(EventsNarrowTerm),
+  all_public_streams: Type.Boolean(),
+  apply_markdown: Type.Boolean(),
+  client_gravatar: Type.Boolean(),
+  include_subscribers: Type.Boolean(),
+  slim_presence: Type.Boolean(),
+  client_capabilities: JsonObject,
+  /** 0: the default idle lifetime (10 minutes). */
+  queue_lifespan_secs: Type.Integer(),
+  client_name: Type.String(),
+});
+export type RegisterRequest = Static<typeof RegisterRequest>;
+
+export const GetEventsRequest = Type.Object({
+  actor: Actor,
+  queue_id: Type.String(),
+  last_event_id: Type.Integer(),
+  dont_block: Type.Boolean(),
+});
+export type GetEventsRequest = Static<typeof GetEventsRequest>;
+
+/** `queue_id` is present when the reply ends a parked poll (Zulip's shape). */
+export const GetEventsReply = Type.Object({ events: Type.Array(JsonObject), queue_id: Type.Optional(Type.String()) });
+export type GetEventsReply = Static<typeof GetEventsReply>;
+
+/**
+ * The longest a parked GET /events waits before its heartbeat (Zulip: 45–55 s). Callers of
+ * `eventsRpc.get` wait longer than this; `max_wait_ms` lets them ask for less.
+ */
+export const LONGPOLL_MAX_PARK_MS = 55_000;
+
+export const eventsRpc = {
+  /** POST /register: creates a queue and gathers the initial state from the owning services. */
+  register: rpc('events.v1.register', { request: RegisterRequest, reply: JsonObject }),
+  /** GET /events: acknowledges `last_event_id`, then returns the queue's next events or parks. */
+  get: rpc('events.v1.get', { request: GetEventsRequest, reply: GetEventsReply }),
+  /** DELETE /events. */
+  deleteQueue: rpc('events.v1.delete_queue', {
+    request: Type.Object({ actor: Actor, queue_id: Type.String() }),
+    reply: Type.Object({}),
+  }),
+} as const;
+
+/**
+ * Core-NATS broadcast between events replicas (no queue group: every replica hears it):
+ * queues that got events (`wake`), and the newest poll parked on a queue (`supplant`, so the
+ * replica holding an older poll of that queue ends it). Not for other services.
+ */
+export const EVENTS_BROADCAST_SUBJECT = 'events.bcast.v1.queues';
+export const EventsBroadcast = Type.Object({
+  wake: Type.Optional(Type.Array(Type.String())),
+  supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
+});
+export type EventsBroadcast = Static<typeof EventsBroadcast>;

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
-import { RegisterStateReply, RegisterStateRequest } from './common.js';
+import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
 
 export const StreamRecord = Type.Object({
   stream_id: Type.Integer(),
@@ -53,6 +53,16 @@ export const UserTopicChange = Type.Object({
   last_updated: Type.Integer(),
 });
 
+/** A stream was created with `announce`: the messages service has the notification bot post about it. */
+export const StreamAnnouncement = Type.Object({
+  realm_id: Type.Integer(),
+  stream_id: Type.Integer(),
+  stream_name: Type.String(),
+  creator_id: Type.Integer(),
+  invite_only: Type.Boolean(),
+});
+export type StreamAnnouncement = Static<typeof StreamAnnouncement>;
+
 export const subscriptionsEvents = {
   streamCreated: event('subscriptions.evt.v1.stream.created', StreamRecord),
   streamUpdated: event('subscriptions.evt.v1.stream.updated', StreamRecord),
@@ -61,9 +71,49 @@ export const subscriptionsEvents = {
   /** A personal setting changed (is_muted matters to unread totals elsewhere). */
   subscriptionUpdated: event('subscriptions.evt.v1.subscription.updated', SubscriptionPropertyChange),
   userTopicChanged: event('subscriptions.evt.v1.user_topic.changed', UserTopicChange),
+  streamAnnounced: event('subscriptions.evt.v1.stream.announced', StreamAnnouncement),
 } as const;
 
 export const StreamRef = Type.Union([Type.Object({ stream_id: Type.Integer() }), Type.Object({ name: Type.String() })]);
+
+/** A user named in `principals`: a user id (preferred) or a display email (spec 4.6). */
+const Principals = Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())]);
+
+/** POST /users/me/subscriptions (spec 4.6); settings from invite_only on apply to created streams only. */
+export const SubscribeRequest = Type.Object({
+  actor: Actor,
+  subscriptions: Type.Array(Type.Object({ name: Type.String(), description: Type.Optional(Type.String()), color: Type.Optional(Type.String()) })),
+  principals: Type.Optional(Principals),
+  authorization_errors_fatal: Type.Boolean(),
+  announce: Type.Boolean(),
+  invite_only: Type.Boolean(),
+  is_web_public: Type.Boolean(),
+  /** Absent: Zulip's default (true for public streams, false for private ones). */
+  history_public_to_subscribers: Type.Optional(Type.Boolean()),
+  stream_post_policy: Type.Optional(Type.Integer()),
+  /** Deprecated alias of stream_post_policy = 2. */
+  is_announcement_only: Type.Optional(Type.Boolean()),
+  /** An integer, or `realm_default` / `unlimited` (`forever` before feature level 91). */
+  message_retention_days: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+});
+export type SubscribeRequest = Static<typeof SubscribeRequest>;
+
+export const SubscribeReply = Type.Object({
+  /** Keyed by the user's display email (spec 4.6; user ids only from feature level 289). */
+  subscribed: Type.Record(Type.String(), Type.Array(Type.String())),
+  already_subscribed: Type.Record(Type.String(), Type.Array(Type.String())),
+  unauthorized: Type.Optional(Type.Array(Type.String())),
+});
+export type SubscribeReply = Static<typeof SubscribeReply>;
+
+const IncludeFlags = {
+  include_public: Type.Boolean(),
+  include_web_public: Type.Boolean(),
+  include_subscribed: Type.Boolean(),
+  include_all_active: Type.Boolean(),
+  include_default: Type.Boolean(),
+  include_owner_subscribed: Type.Boolean(),
+};
 
 export const subscriptionsRpc = {
   /**
@@ -79,4 +129,49 @@ export const subscriptionsRpc = {
     }),
   }),
   registerState: rpc('subscriptions.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  subscribe: rpc('subscriptions.v1.subscribe', { request: SubscribeRequest, reply: SubscribeReply }),
+  /** DELETE /users/me/subscriptions: `subscriptions` are stream names. */
+  unsubscribe: rpc('subscriptions.v1.unsubscribe', {
+    request: Type.Object({ actor: Actor, subscriptions: Type.Array(Type.String()), principals: Type.Optional(Principals) }),
+    reply: Type.Object({ removed: Type.Array(Type.String()), not_removed: Type.Array(Type.String()) }),
+  }),
+  /** GET /users/me/subscriptions (spec 4.22). */
+  listSubscriptions: rpc('subscriptions.v1.list_subscriptions', {
+    request: Type.Object({ actor: Actor, include_subscribers: Type.Boolean() }),
+    reply: Type.Object({ subscriptions: Type.Array(JsonObject) }),
+  }),
+  /** POST /users/me/subscriptions/properties (spec 4.1); values are checked per property by the service. */
+  updateProperties: rpc('subscriptions.v1.update_properties', {
+    request: Type.Object({
+      actor: Actor,
+      subscription_data: Type.Array(Type.Object({ stream_id: Type.Integer(), property: Type.String(), value: Type.Union([Type.Boolean(), Type.String()]) })),
+    }),
+    reply: Type.Object({}),
+  }),
+  /** PATCH /users/me/subscriptions/muted_topics (spec 4.12). */
+  updateMutedTopic: rpc('subscriptions.v1.update_muted_topic', {
+    request: Type.Object({
+      actor: Actor,
+      stream_id: Type.Optional(Type.Integer()),
+      stream: Type.Optional(Type.String()),
+      topic: Type.String(),
+      op: Type.Union([Type.Literal('add'), Type.Literal('remove')]),
+    }),
+    reply: Type.Object({}),
+  }),
+  /** GET /streams (spec 4.13). */
+  listStreams: rpc('subscriptions.v1.list_streams', {
+    request: Type.Object({ actor: Actor, ...IncludeFlags }),
+    reply: Type.Object({ streams: Type.Array(JsonObject) }),
+  }),
+  /** GET /streams/{stream_id}. */
+  getStream: rpc('subscriptions.v1.get_stream', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({ stream: JsonObject }),
+  }),
+  /** GET /get_stream_id?stream=NAME. */
+  getStreamId: rpc('subscriptions.v1.get_stream_id', {
+    request: Type.Object({ actor: Actor, stream: Type.String() }),
+    reply: Type.Object({ stream_id: Type.Integer() }),
+  }),
 } as const;

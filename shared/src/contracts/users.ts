@@ -17,6 +17,8 @@ export const UserRecord = Type.Object({
   role: Type.Integer(),
   is_active: Type.Boolean(),
   is_bot: Type.Boolean(),
+  /** The notification bot and its kind: listed as cross-realm bots, never among "everyone". */
+  is_system_bot: Type.Optional(Type.Boolean()),
   bot_type: Type.Union([Type.Integer(), Type.Null()]),
   bot_owner_id: Type.Union([Type.Integer(), Type.Null()]),
   timezone: Type.String(),

@@ -78,7 +78,9 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
         }),
       ),
     );
-    await pool.query(`DELETE FROM "${schema}".outbox WHERE id <= $1`, [rows[rows.length - 1]?.id]);
+    // Exactly the rows published: a row with a smaller id whose transaction committed after the
+    // SELECT must stay for the next pass (ids are taken at insert, not at commit).
+    await pool.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
     return rows.length;
   }
 

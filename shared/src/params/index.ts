@@ -89,10 +89,23 @@ function checker<S extends TSchema>(schema: S): TypeCheck<S> {
   return c as TypeCheck<S>;
 }
 
+/**
+ * Whether a decoded JSON value holds a whole number beyond 2^53. JSON.parse rounds such a
+ * literal to a neighbouring double, so `[9007199254740993]` would silently become a
+ * different id; refusing it is the only honest answer (operations.md fault 23).
+ */
+function hasUnsafeInteger(v: unknown): boolean {
+  if (typeof v === 'number') return Number.isInteger(v) && !Number.isSafeInteger(v);
+  if (Array.isArray(v)) return v.some(hasUnsafeInteger);
+  if (v && typeof v === 'object') return Object.values(v).some(hasUnsafeInteger);
+  return false;
+}
+
 /** A JSON value inside the form field, validated against `schema`. */
 export const json = <S extends TSchema>(schema: S, describe?: string) =>
   make<Static<S>>((raw, name) => {
     const v = jsonDecode(raw, name);
+    if (hasUnsafeInteger(v)) throw invalid(describe ?? `Invalid ${name}: integer out of range`, name);
     const c = checker(schema);
     if (!c.Check(v)) {
       const first = c.Errors(v).First();

@@ -30,9 +30,12 @@ export class LatencyHistogram {
     return this.h.totalCount;
   }
 
-  /** Latency at `percentile` (0–100), in milliseconds. */
+  /**
+   * Latency at `percentile` (0–100), in milliseconds. HdrHistogram answers with the top of the
+   * value's bucket, which can exceed the largest value recorded; the maximum caps it.
+   */
   at(percentile: number): number {
-    return ms(this.h.getValueAtPercentile(percentile));
+    return ms(Math.min(this.h.getValueAtPercentile(percentile), this.h.maxValue));
   }
 
   summary(): LatencySummary {

@@ -4,7 +4,7 @@
  * one report. A scenario file exports `scenarios: Scenario[]`; README.md says how to add one.
  */
 import type { ApiClient } from '../client.js';
-import type { LoadTarget, StepResult } from './load.js';
+import type { LoadTarget, Ramp, StepOptions, StepResult } from './load.js';
 
 /** An account the scenario may act as. */
 export interface BenchAccount {
@@ -66,16 +66,12 @@ export interface BenchContext<S = unknown> {
    * is outstanding) and stops after the first step that misses the budget.
    */
   rampUp(target: LoadTarget, opts?: Partial<Pick<BenchOptions, 'rates' | 'stepSeconds' | 'p99BudgetMs'>>): Promise<RampResult>;
+  /** One fixed-rate step of `target` over the run's connection pools (for scenarios that do not ramp). */
+  runStep(target: LoadTarget, opts: StepOptions): Promise<StepResult>;
 }
 
-/** The outcome of rampUp: every step run, and the highest rate held. */
-export interface RampResult {
-  steps: StepResult[];
-  /** Highest offered rate whose step met the budget; 0 when even the first step missed it. */
-  maxRateHeld: number;
-  /** Why stepping stopped ('budget', 'errors', 'done'). */
-  stoppedBy: 'p99' | 'errors' | 'behind' | 'done';
-}
+/** The outcome of rampUp: every step run, the highest rate held and why stepping stopped. */
+export type RampResult = Ramp;
 
 /** A figure worth a line in the summary table, e.g. `{ label: 'max rate held', value: 2000, unit: 'req/s' }`. */
 export interface Headline {

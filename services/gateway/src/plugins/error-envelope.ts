@@ -25,12 +25,19 @@ function fromFastifyError(e: FastifyError): AppError | undefined {
   }
 }
 
+/**
+ * busboy's complaints about a broken multipart body (no boundary, cut short, bad part
+ * header) are plain Errors with no status; they are the client's fault, not ours.
+ */
+const MALFORMED_MULTIPART = /^(Multipart: |Unexpected end of (multipart data|form)|Malformed part header)/;
+
 export default fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((err: FastifyError, request, reply) => {
       let e: AppError;
       if (isAppError(err)) e = err;
       else if (err instanceof SyntaxError) e = new AppError('BAD_REQUEST', 'Malformed request body', 400);
+      else if (!err.statusCode && MALFORMED_MULTIPART.test(err.message)) e = new AppError('BAD_REQUEST', 'Malformed multipart body', 400);
       else e = fromFastifyError(err) ?? internalError(err);
       if (e.httpStatus >= 500) request.log.error({ err, code: e.code }, 'request failed');
       else request.log.info({ code: e.code, status: e.httpStatus }, 'request rejected');

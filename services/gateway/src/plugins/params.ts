@@ -8,6 +8,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { AppError } from '@zc/shared/errors';
 import { parseParams, type Param, type ParamValues } from '@zc/shared/params';
 
 declare module 'fastify' {
@@ -16,14 +17,30 @@ declare module 'fastify' {
   }
 }
 
-/** Merged query and body parameters of a request, as raw text values. */
+/**
+ * Largest multipart field value, in bytes. busboy silently truncates longer values to this
+ * size, so a value that reaches it is refused rather than passed on cut short.
+ */
+export const MULTIPART_FIELD_LIMIT = 1024 * 1024;
+
+const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
+
+const fieldTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
+
+/** Merged query and body parameters of a request, as raw text values (JSON body values as decoded). */
 export function rawParams(request: FastifyRequest): Record<string, unknown> {
   const out: Record<string, unknown> = Object.create(null);
+  const jsonBody = JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '');
+  const multipart = request.isMultipart();
   for (const src of [request.query, request.body]) {
     if (!src || typeof src !== 'object' || Buffer.isBuffer(src)) continue;
+    const fromJson = jsonBody && src === request.body;
     for (const [k, v] of Object.entries(src as Record<string, unknown>)) {
-      // A key sent twice arrives as an array; Zulip (Django) takes the last value.
-      out[k] = Array.isArray(v) ? v[v.length - 1] : v;
+      // In a form or query string a key sent twice arrives as an array and Zulip (Django)
+      // takes the last value; in a JSON body an array is the value itself.
+      const value = Array.isArray(v) && !fromJson ? v[v.length - 1] : v;
+      if (multipart && src === request.body && typeof value === 'string' && Buffer.byteLength(value) >= MULTIPART_FIELD_LIMIT) throw fieldTooLarge();
+      out[k] = value;
     }
   }
   return out;
@@ -39,7 +56,12 @@ export function params<S extends Record<string, Param<unknown>>>(request: Fastif
 export default fp(
   async (app: FastifyInstance) => {
     await app.register(formbody);
-    await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 25 * 1024 * 1024, files: 1 } });
+    // Multipart bodies bypass Fastify's bodyLimit, so these limits are all that bounds them:
+    // Zulip requests have a handful of fields and at most one file (uploads: 25 MiB).
+    await app.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: 25 * 1024 * 1024, files: 1, fieldSize: MULTIPART_FIELD_LIMIT, fields: 64, parts: 65, headerPairs: 100 },
+    });
     app.decorateRequest('ignoredParams', null);
     app.addHook('preSerialization', async (request, _reply, payload) => {
       if (request.ignoredParams && payload && typeof payload === 'object' && (payload as { result?: string }).result === 'success') {

@@ -81,6 +81,7 @@ export function toUserRecord(u: UserRow, realm: RealmRow, realmHost: string): Us
     role: u.role,
     is_active: u.is_active,
     is_bot: u.is_bot,
+    is_system_bot: u.is_system_bot,
     bot_type: u.bot_type,
     bot_owner_id: u.bot_owner_id,
     timezone: u.timezone,

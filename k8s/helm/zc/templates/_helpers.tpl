@@ -1,0 +1,115 @@
+{{/* Chart name, overridable. */}}
+{{- define "zc.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-scoped base name of every object. */}}
+{{- define "zc.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels on every object. */}}
+{{- define "zc.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "zc.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: zc
+{{- end -}}
+
+{{/* Selector labels of one service; call with (dict "root" $ "name" "gateway"). */}}
+{{- define "zc.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "zc.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{/* Object name of one service's resources: <fullname>-<service>. */}}
+{{- define "zc.serviceName" -}}
+{{- printf "%s-%s" (include "zc.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Whether a service may run more than one replica (then it gets a PodDisruptionBudget). */}}
+{{- define "zc.multiReplica" -}}
+{{- if or (gt (int .svc.replicas) 1) (and .svc.autoscaling.enabled (gt (int .svc.autoscaling.maxReplicas) 1)) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "zc.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{- define "zc.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "zc.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding connection strings and the server secret. */}}
+{{- define "zc.credentialsSecret" -}}
+{{- default (printf "%s-credentials" (include "zc.fullname" .)) .Values.credentials.existingSecret -}}
+{{- end -}}
+
+{{/* Environment shared by every container; call with (dict "root" $ "name" "gateway" "svc" $svc). */}}
+{{- define "zc.env" -}}
+{{- $root := .root -}}
+{{- $secret := include "zc.credentialsSecret" $root -}}
+- name: NODE_ENV
+  value: production
+- name: ZC_INSTANCE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: ZC_ADMIN_PORT
+  value: {{ $root.Values.adminPort | quote }}
+- name: ZC_DATABASE_URL
+  valueFrom:
+    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.databaseUrl }} }
+- name: ZC_REDIS_URL
+  valueFrom:
+    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.redisUrl }} }
+- name: ZC_NATS_URL
+  valueFrom:
+    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.natsUrl }} }
+- name: ZC_SECRET_KEY
+  valueFrom:
+    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.secretKey }} }
+- name: ZC_ROOT_DOMAIN
+  value: {{ $root.Values.config.rootDomain | quote }}
+- name: ZC_EXTERNAL_SCHEME
+  value: {{ $root.Values.config.externalScheme | quote }}
+- name: ZC_EXTERNAL_PORT
+  value: {{ $root.Values.config.externalPort | quote }}
+- name: ZC_SUBJECT_PREFIX
+  value: {{ $root.Values.config.subjectPrefix | quote }}
+- name: ZC_REDIS_PREFIX
+  value: {{ $root.Values.config.subjectPrefix | quote }}
+- name: LOG_LEVEL
+  value: {{ $root.Values.config.logLevel | default "info" | quote }}
+- name: ZC_DB_POOL_SIZE
+  value: {{ $root.Values.config.dbPoolSize | default 10 | quote }}
+{{- with $root.Values.config.otlpEndpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: OTEL_SERVICE_NAME
+  value: {{ printf "zc-%s" .name | quote }}
+{{- range $k, $v := .svc.env }}
+- name: {{ $k }}
+  value: {{ $v | quote }}
+{{- end }}
+{{- with $root.Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}

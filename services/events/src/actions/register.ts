@@ -1,0 +1,122 @@
+/**
+ * POST /register, race-free (STYLE B6, Zulip's events-system): the queue is created first,
+ * so it receives every event from then on; then the owners read their state, each in one
+ * PostgreSQL snapshot; finally the queue drops the events those snapshots already hold
+ * (outbox events carry their origin schema and writing transaction id), now and for any that
+ * arrive later. Nothing between the state and last_event_id is lost or applied twice.
+ */
+import { randomUUID } from 'node:crypto';
+import { LIMITS, versionFields, type RegisterRequest } from '@zc/shared/contracts';
+import { AppError, badRequest, isAppError } from '@zc/shared/errors';
+import type { EventsDeps } from '../deps.js';
+import { ALL_FETCH_TYPES, emptyStateFor, ownersFor, type StateOwner } from '../lib/initial-state.js';
+import { parseEventsNarrow } from '../lib/narrow.js';
+
+/** Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS: clients use it as their GET /events timeout. */
+export const LONGPOLL_TIMEOUT_SECONDS = 90;
+
+const LEGACY_SETTINGS_TYPES = ['update_display_settings', 'update_global_notifications'];
+
+export const tooManyQueues = (limit: number) =>
+  badRequest(`Too many event queues: at most ${limit} per user. Delete unused ones with DELETE /events.`);
+
+/** The fetch list: fetch_event_types, else event_types, else everything we know. */
+export function fetchTypesOf(r: Pick<RegisterRequest, 'event_types' | 'fetch_event_types' | 'client_capabilities'>): string[] {
+  const asked = r.fetch_event_types ?? r.event_types;
+  if (asked !== null) return [...new Set(asked)];
+  return r.client_capabilities.user_settings_object === true ? [...ALL_FETCH_TYPES] : [...ALL_FETCH_TYPES, ...LEGACY_SETTINGS_TYPES];
+}
+
+/** The idle lifetime asked for: 0 means the default; capped at 7 days. */
+export function lifespanSecsOf(asked: number, cfg: EventsDeps['config']): number {
+  if (asked < 0) throw badRequest('Invalid queue_lifespan_secs');
+  return asked === 0 ? cfg.defaultLifespanSecs : Math.min(asked, cfg.maxLifespanSecs);
+}
+
+function capabilitiesOf(raw: Record<string, unknown>): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'boolean') throw badRequest(`Invalid client_capabilities: ${k} is not a boolean`);
+    out[k] = v;
+  }
+  return out;
+}
+
+interface OwnerAnswer {
+  service: string;
+  snapshot?: string;
+  state: Record<string, unknown>;
+}
+
+async function askOwner(deps: EventsDeps, owner: StateOwner, r: RegisterRequest, fetch: string[]): Promise<OwnerAnswer> {
+  const options = {
+    apply_markdown: r.apply_markdown,
+    client_gravatar: r.client_gravatar,
+    include_subscribers: r.include_subscribers,
+    slim_presence: r.slim_presence,
+    narrow: r.narrow,
+    all_public_streams: r.all_public_streams,
+    client_capabilities: r.client_capabilities,
+    event_types: r.event_types,
+  };
+  try {
+    const { snapshot, state } = await deps.bus.request(owner.contract, { actor: r.actor, fetch, options }, { timeoutMs: deps.config.registerStateTimeoutMs });
+    return { service: owner.service, snapshot, state };
+  } catch (e) {
+    if (!owner.required && isAppError(e) && e.code === 'SERVICE_UNAVAILABLE') {
+      deps.log.warn({ owner: owner.service }, 'register state owner unavailable; its keys are empty');
+      return { service: owner.service, state: {} };
+    }
+    throw e;
+  }
+}
+
+/** Creates the queue and returns /register's reply (without the envelope). */
+export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<Record<string, unknown>> {
+  const { actor } = r;
+  const narrow = parseEventsNarrow(r.narrow);
+  const capabilities = capabilitiesOf(r.client_capabilities);
+  const lifespanMs = lifespanSecsOf(r.queue_lifespan_secs, deps.config) * 1000;
+  const fetch = fetchTypesOf(r);
+
+  const live = await deps.store.liveQueuesOf(actor.user_id);
+  if (live.length >= deps.config.maxQueuesPerUser) throw tooManyQueues(deps.config.maxQueuesPerUser);
+  const { epoch } = await deps.registry.ensure();
+  const queueId = randomUUID();
+  const settings = {
+    userId: actor.user_id,
+    realmId: actor.realm_id,
+    eventTypes: r.event_types === null ? null : [...new Set(r.event_types)],
+    narrow,
+    applyMarkdown: r.apply_markdown,
+    clientGravatar: r.client_gravatar,
+    allPublicStreams: r.all_public_streams,
+    capabilities,
+  };
+  if (!(await deps.store.create({ ...settings, queueId, lifespanMs, epoch }, Date.now()))) {
+    throw new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500);
+  }
+
+  try {
+    const answers = await Promise.all(ownersFor(fetch).map((o) => askOwner(deps, o, r, fetch)));
+    const snapshots: Record<string, string> = {};
+    for (const a of answers) if (a.snapshot) snapshots[a.service] = a.snapshot;
+    const lastEventId = await deps.store.finishRegister(queueId, snapshots);
+    if (lastEventId === undefined) throw new AppError('SERVICE_UNAVAILABLE', 'Event queue lost while registering, try again', 503);
+    return {
+      ...emptyStateFor(fetch),
+      ...Object.assign({}, ...answers.map((a) => a.state)),
+      ...versionFields(),
+      queue_id: queueId,
+      last_event_id: lastEventId,
+      max_message_length: LIMITS.maxMessageLength,
+      max_topic_length: LIMITS.maxTopicLength,
+      event_queue_longpoll_timeout_seconds: LONGPOLL_TIMEOUT_SECONDS,
+    };
+  } catch (e) {
+    // A queue the client never learns of must not count against its limit.
+    await deps.store.delete(queueId, actor.user_id).catch(() => undefined);
+    throw e;
+  }
+}
+

@@ -1,0 +1,42 @@
+/** The events service's own settings (env `ZC_*`), beside the shared config. */
+
+export interface EventsConfig {
+  /**
+   * Heartbeat delay of a parked poll. Zulip sends one after 45 + rand(0..10) s so idle HTTP
+   * connections stay under 55 s; a fixed value (ZC_HEARTBEAT_MS) is for tests.
+   */
+  heartbeatMs: () => number;
+  /** Idle lifetime of a queue when /register does not ask for another (Zulip: 600 s). */
+  defaultLifespanSecs: number;
+  /** Upper bound of queue_lifespan_secs (Zulip: 7 days). */
+  maxLifespanSecs: number;
+  /** Live queues one user may hold; /register beyond it is refused. */
+  maxQueuesPerUser: number;
+  /** Unacknowledged events one queue may hold; beyond it the queue is dropped (the client re-registers). */
+  maxEventsPerQueue: number;
+  /** How long an owning service may take to answer register_state. */
+  registerStateTimeoutMs: number;
+  /** Leader lock lifetime; the leader renews it at a third of this. */
+  leaderLockMs: number;
+}
+
+function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsConfig {
+  const fixedHeartbeat = num(env, 'ZC_HEARTBEAT_MS', 0);
+  return {
+    heartbeatMs: fixedHeartbeat > 0 ? () => fixedHeartbeat : () => 45_000 + Math.floor(Math.random() * 10_000),
+    defaultLifespanSecs: num(env, 'ZC_EVENT_QUEUE_LIFESPAN_SECS', 600),
+    maxLifespanSecs: 7 * 24 * 3600,
+    maxQueuesPerUser: num(env, 'ZC_MAX_QUEUES_PER_USER', 100),
+    maxEventsPerQueue: num(env, 'ZC_MAX_EVENTS_PER_QUEUE', 10_000),
+    registerStateTimeoutMs: num(env, 'ZC_REGISTER_STATE_TIMEOUT_MS', 10_000),
+    leaderLockMs: num(env, 'ZC_EVENTS_LEADER_LOCK_MS', 10_000),
+  };
+}

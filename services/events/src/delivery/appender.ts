@@ -1,0 +1,278 @@
+/**
+ * Moves client events from the JetStream inbox (`events.inbox.v1.notify`) into the queues.
+ *
+ * Order: exactly one replica appends at a time (a leader lock in Redis with a TTL, renewed
+ * at a third of it), reading the inbox in stream order. Events of one queue therefore reach
+ * it in commit order however many replicas run; any replica serves polls.
+ *
+ * No loss, no duplicates: the registry keeps a cursor (the last inbox seq applied to every
+ * queue). A new leader re-creates the durable consumer to start right after the cursor, so
+ * an event the old leader had fetched but not applied is delivered again in its place, never
+ * after younger ones. Each queue records the last seq it applied, so events the old leader
+ * did apply before the cursor moved are skipped.
+ */
+import { randomUUID } from 'node:crypto';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
+import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
+import type { EventsDeps } from '../deps.js';
+import { queueAccepts } from '../lib/event-filter.js';
+import { finaliseForQueue } from '../lib/finalise.js';
+import type { QueueSettings, QueuedEvent } from '../store/queue-store.js';
+import type { PollHub } from './poll-hub.js';
+
+const DURABLE = 'events_notify';
+/** Inbox events applied together: one script call per touched queue per batch. */
+const MAX_BATCH = 500;
+const FILTER_CACHE_SIZE = 200_000;
+
+const isClientNotify = TypeCompiler.Compile(ClientNotify);
+
+interface Note {
+  seq: number;
+  origin: string;
+  txid: string;
+  notify: ClientNotify;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class Appender {
+  private readonly token = randomUUID();
+  private leading = false;
+  private stopped = false;
+  private timer?: NodeJS.Timeout;
+  private session?: Promise<void>;
+  private messages?: ConsumerMessages;
+  /** Queue settings never change, so they are cached; dead queues are dropped from it. */
+  private readonly settingsCache = new Map<string, QueueSettings>();
+
+  constructor(
+    private readonly deps: EventsDeps,
+    private readonly hub: PollHub,
+  ) {}
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    const every = Math.max(50, Math.floor(this.deps.config.leaderLockMs / 3));
+    void this.elect();
+    this.timer = setInterval(() => void this.elect(), every);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.leading = false;
+    this.messages?.stop();
+    await this.session;
+    await this.deps.store.releaseLock(this.token).catch(() => undefined);
+  }
+
+  private async elect(): Promise<void> {
+    if (this.stopped) return;
+    const { store, config, log } = this.deps;
+    try {
+      if (this.leading) {
+        if (!(await store.renewLock(this.token, config.leaderLockMs))) {
+          log.warn('lost the events leader lock; stopping delivery');
+          this.leading = false;
+          this.messages?.stop();
+        }
+      } else if (!this.session && (await store.acquireLock(this.token, config.leaderLockMs))) {
+        log.info('events leader: delivering the inbox');
+        this.leading = true;
+        this.session = this.deliverWhileLeading().finally(() => {
+          this.session = undefined;
+        });
+      }
+    } catch (err) {
+      log.warn({ err }, 'leader election failed');
+    }
+  }
+
+  private async deliverWhileLeading(): Promise<void> {
+    while (this.leading && !this.stopped) {
+      try {
+        await this.consumeFromCursor();
+      } catch (err) {
+        this.deps.log.warn({ err }, 'event delivery interrupted; resuming from the cursor');
+        await sleep(250);
+      }
+    }
+  }
+
+  /** One consumer session, from the cursor until leadership ends, the registry resets, or an error. */
+  private async consumeFromCursor(): Promise<void> {
+    const { bus, registry, store, log } = this.deps;
+    const { stream, lastSeq, firstSeq } = await registry.inboxState();
+    let { epoch, cursor } = await registry.ensure();
+    // The inbox lost events we never applied (or was recreated): per-queue seqs mean nothing
+    // any more, so every queue is invalidated and clients re-register.
+    if (cursor > lastSeq || cursor + 1 < firstSeq) {
+      log.error({ cursor, lastSeq, firstSeq }, 'inbox does not hold the events after the cursor; resetting every queue');
+      ({ epoch, cursor } = await registry.reset(lastSeq));
+    }
+    const jsm = await bus.jsm();
+    await jsm.consumers.delete(stream, DURABLE).catch(() => undefined);
+    await jsm.consumers.add(stream, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: cursor + 1,
+      filter_subject: bus.subject(eventsInbox.notify.subject),
+      max_ack_pending: 20_000,
+      ack_wait: 30 * 1e9,
+    });
+    const consumer = await bus.js.consumers.get(stream, DURABLE);
+    const messages = await consumer.consume({ max_messages: 1000 });
+    this.messages = messages;
+    if (!this.leading || this.stopped) messages.stop();
+
+    // Messages pile up here while a batch is applied, so the next batch takes them all at once.
+    const buffered: JsMsg[] = [];
+    let kick: (() => void) | undefined;
+    let ended = false;
+    const pump = (async () => {
+      try {
+        for await (const m of messages) {
+          buffered.push(m);
+          kick?.();
+        }
+      } finally {
+        ended = true;
+        kick?.();
+      }
+    })();
+    try {
+      while (this.leading && !this.stopped) {
+        if (buffered.length === 0) {
+          if (ended) break;
+          await new Promise<void>((resolve) => (kick = resolve));
+          kick = undefined;
+          continue;
+        }
+        const batch = buffered.splice(0, MAX_BATCH);
+        await this.apply(batch);
+        const last = batch[batch.length - 1] as JsMsg;
+        if (!(await store.advanceCursor(epoch, last.seq))) {
+          log.warn('queue registry was reset; restarting delivery from its cursor');
+          break;
+        }
+        last.ack();
+      }
+    } finally {
+      messages.stop();
+      await pump.catch(() => undefined);
+    }
+  }
+
+  /** Appends a batch of inbox events to every queue that wants them, then wakes their polls. */
+  async apply(batch: readonly JsMsg[]): Promise<void> {
+    const { store, config, log } = this.deps;
+    const notes: Note[] = [];
+    for (const m of batch) {
+      let notify: unknown;
+      try {
+        notify = m.json();
+      } catch {
+        notify = undefined;
+      }
+      if (!isClientNotify.Check(notify)) {
+        log.error({ seq: m.seq }, 'malformed client event dropped');
+        continue;
+      }
+      notes.push({ seq: m.seq, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
+    }
+    const perQueue = await this.route(notes);
+    const results = await store.append(perQueue, config.maxEventsPerQueue);
+    const wake: string[] = [];
+    for (const [queueId, n] of results) {
+      if (n > 0) wake.push(queueId);
+      if (n < 0) {
+        const s = this.settingsCache.get(queueId);
+        this.settingsCache.delete(queueId);
+        if (s) await store.removeFromIndexes(queueId, s);
+        if (n === -2) {
+          log.warn({ queue_id: queueId, limit: config.maxEventsPerQueue }, 'event queue overflowed and was dropped');
+          wake.push(queueId);
+        }
+      }
+    }
+    this.hub.broadcastWake(wake);
+  }
+
+  /** Each queue's finalised events for `notes`, in inbox order. */
+  private async route(notes: readonly Note[]): Promise<Map<string, QueuedEvent[]>> {
+    const { store } = this.deps;
+    const userIds = new Set<number>();
+    const publicRealms = new Set<number>();
+    for (const { notify } of notes) {
+      for (const r of notify.users) userIds.add(typeof r === 'number' ? r : r.id);
+      if (notify.public_stream) publicRealms.add(notify.realm_id);
+    }
+    const [byUser, byRealm] = await Promise.all([store.queuesOfUsers([...userIds]), store.publicQueuesOfRealms([...publicRealms])]);
+    const settings = await this.settingsOf([...new Set([...byUser.values(), ...byRealm.values()].flat())]);
+
+    const perQueue = new Map<string, QueuedEvent[]>();
+    // Index entries of queues that expired or were lost: removed so they are not looked up again.
+    const dead = new Map<string, { userId: number; realmId: number }>();
+    for (const note of notes) {
+      const { notify } = note;
+      const given = new Set<string>();
+      // Queues with equal settings and flags get byte-equal events: serialise each variant once.
+      const variants = new Map<string, string>();
+      const give = (queueId: string, s: QueueSettings, flags: readonly string[] | undefined) => {
+        if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
+        given.add(queueId);
+        const isSenderQueue = notify.sender_queue_id === queueId;
+        const key = `${s.applyMarkdown}|${s.clientGravatar}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
+        let json = variants.get(key);
+        if (json === undefined) {
+          json = JSON.stringify(finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar }, flags));
+          if (!isSenderQueue) variants.set(key, json);
+        }
+        let list = perQueue.get(queueId);
+        if (!list) perQueue.set(queueId, (list = []));
+        list.push({ seq: note.seq, origin: note.origin, txid: note.txid, json });
+      };
+      for (const r of notify.users) {
+        const userId = typeof r === 'number' ? r : r.id;
+        const flags = typeof r === 'number' ? undefined : r.flags;
+        for (const queueId of byUser.get(userId) ?? []) {
+          const s = settings.get(queueId);
+          if (!s) dead.set(queueId, { userId, realmId: notify.realm_id });
+          else if (s.userId === userId && s.realmId === notify.realm_id) give(queueId, s, flags);
+        }
+      }
+      if (notify.public_stream) {
+        for (const queueId of byRealm.get(notify.realm_id) ?? []) {
+          const s = settings.get(queueId);
+          if (s?.allPublicStreams && s.realmId === notify.realm_id) give(queueId, s, notify.event.type === 'message' ? [] : undefined);
+        }
+      }
+    }
+    await Promise.all([...dead].map(([queueId, owner]) => store.removeFromIndexes(queueId, owner)));
+    return perQueue;
+  }
+
+  private async settingsOf(queueIds: readonly string[]): Promise<Map<string, QueueSettings>> {
+    const out = new Map<string, QueueSettings>();
+    const missing: string[] = [];
+    for (const id of queueIds) {
+      const s = this.settingsCache.get(id);
+      if (s) out.set(id, s);
+      else missing.push(id);
+    }
+    for (const [id, s] of await this.deps.store.settingsOf(missing)) {
+      if (!s) continue;
+      out.set(id, s);
+      if (this.settingsCache.size >= FILTER_CACHE_SIZE) this.settingsCache.delete(this.settingsCache.keys().next().value as string);
+      this.settingsCache.set(id, s);
+    }
+    return out;
+  }
+}

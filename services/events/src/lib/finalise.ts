@@ -1,0 +1,42 @@
+/**
+ * The per-queue form of a client event (Zulip's process_message_event and friends): the
+ * message as the queue's apply_markdown/client_gravatar want it, the recipient's flags, and
+ * local_message_id for the queue that sent the message. Pure.
+ */
+import { finaliseMessageForQueue, type ClientNotify } from '@zc/shared/contracts';
+
+export interface QueueView {
+  queueId: string;
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+}
+
+/** Sets the value at a dotted path to null, copying the objects on the way. */
+function nullAt(obj: Record<string, unknown>, path: readonly string[]): Record<string, unknown> {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in obj)) return obj;
+  if (rest.length === 0) return { ...obj, [head]: null };
+  const inner = obj[head];
+  if (!inner || typeof inner !== 'object' || Array.isArray(inner)) return obj;
+  return { ...obj, [head]: nullAt(inner as Record<string, unknown>, rest) };
+}
+
+/** The event this queue stores; `flags` are the recipient's (undefined for a plain user id). */
+export function finaliseForQueue(n: ClientNotify, q: QueueView, flags: readonly string[] | undefined): Record<string, unknown> {
+  let event: Record<string, unknown> = { ...n.event };
+  if (event.type === 'message') {
+    event.message = finaliseMessageForQueue(event.message as Record<string, unknown>, {
+      apply_markdown: q.applyMarkdown,
+      client_gravatar: q.clientGravatar,
+    });
+    event.flags = [...(flags ?? [])];
+    // Only the very queue that sent the message learns its local id (not the user's other queues).
+    if (n.sender_queue_id === q.queueId && n.local_id !== undefined) event.local_message_id = n.local_id;
+  } else if (flags !== undefined) {
+    event.flags = [...flags];
+  }
+  if (q.clientGravatar) {
+    for (const path of n.gravatar_fields ?? []) event = nullAt(event, path.split('.'));
+  }
+  return event;
+}

@@ -1,0 +1,301 @@
+/**
+ * The queue registry and the event queues in Redis. Keys (under the configured prefix):
+ *
+ *   evq:{<queue_id>}:meta     hash: owner, filter settings, snapshots, next id, acknowledged id,
+ *                             last applied JetStream seq, epoch, poll generation
+ *   evq:{<queue_id>}          stream: the queue's unacknowledged events, entry id `<event id>-1`
+ *   evq:user:<user_id>        set: the user's queue ids (an index; dead ids are pruned lazily)
+ *   evq:realm:<realm_id>:public  set: queues registered with all_public_streams
+ *   evq:registry              hash: epoch (random, new whenever the dataset was lost) and the
+ *                             delivery cursor (last JetStream seq applied to every queue)
+ *   evq:leader                string: the token of the replica appending events
+ *
+ * The hash tag keeps one queue's two keys in one cluster slot, so the per-queue scripts work
+ * on Redis Cluster; the indexes and the registry are separate single-key operations.
+ * Both queue keys carry a TTL (the queue's idle lifespan), refreshed when a poll parks or
+ * ends, so Redis itself expires idle queues.
+ */
+import type { Redis } from '@zc/shared/redis';
+import { redisKey } from '@zc/shared/redis';
+import type { NarrowTerm } from '../lib/narrow.js';
+import * as lua from './scripts.js';
+
+/** What never changes during a queue's life: who owns it and what it wants. */
+export interface QueueSettings {
+  userId: number;
+  realmId: number;
+  /** null: every event type. */
+  eventTypes: string[] | null;
+  narrow: NarrowTerm[];
+  applyMarkdown: boolean;
+  clientGravatar: boolean;
+  allPublicStreams: boolean;
+  capabilities: Record<string, boolean>;
+}
+
+export interface NewQueue extends QueueSettings {
+  queueId: string;
+  lifespanMs: number;
+  epoch: string;
+}
+
+/** One event for one queue, as the appender hands it over. */
+export interface QueuedEvent {
+  seq: number;
+  origin: string;
+  txid: string;
+  json: string;
+}
+
+export type PollResult =
+  | { status: 'ok'; epoch: string; events: Array<{ id: number; json: string }> }
+  | { status: 'gone' | 'overflowed' }
+  | { status: 'pruned' | 'missing'; id: number };
+
+type ScriptFn = (...args: Array<string | number>) => Promise<unknown>;
+type Scripted = Record<string, ScriptFn>;
+
+const SCRIPTS = {
+  zcEvqCreate: [2, lua.CREATE],
+  zcEvqAppend: [2, lua.APPEND],
+  zcEvqFinishRegister: [2, lua.FINISH_REGISTER],
+  zcEvqPoll: [2, lua.POLL],
+  zcEvqTouch: [2, lua.TOUCH],
+  zcEvqHeartbeat: [2, lua.HEARTBEAT],
+  zcEvqDelete: [2, lua.DELETE],
+  zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
+  zcEvqAdvanceCursor: [1, lua.ADVANCE_CURSOR],
+  zcEvqRenewLock: [1, lua.RENEW_LOCK],
+  zcEvqReleaseLock: [1, lua.RELEASE_LOCK],
+} as const;
+
+const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
+
+const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
+
+export class QueueStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {
+    for (const [name, [numberOfKeys, source]] of Object.entries(SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua: source });
+    }
+  }
+
+  private get scripts(): Scripted {
+    return this.redis as unknown as Scripted;
+  }
+
+  metaKey(queueId: string): string {
+    return redisKey(this.prefix, 'evq', `{${queueId}}`, 'meta');
+  }
+  streamKey(queueId: string): string {
+    return redisKey(this.prefix, 'evq', `{${queueId}}`);
+  }
+  private queueKeys(queueId: string): [string, string] {
+    return [this.metaKey(queueId), this.streamKey(queueId)];
+  }
+  private userIndexKey(userId: number): string {
+    return redisKey(this.prefix, 'evq', 'user', userId);
+  }
+  private publicIndexKey(realmId: number): string {
+    return redisKey(this.prefix, 'evq', 'realm', realmId, 'public');
+  }
+  get registryKey(): string {
+    return redisKey(this.prefix, 'evq', 'registry');
+  }
+  get leaderKey(): string {
+    return redisKey(this.prefix, 'evq', 'leader');
+  }
+
+  // --- registry and leadership -------------------------------------------------------------
+
+  /** The registry's epoch and cursor, creating it (with these values) if the dataset has none. */
+  async ensureRegistry(freshEpoch: string, cursor: number): Promise<{ epoch: string; cursor: number }> {
+    const [epoch, c] = (await this.scripts.zcEvqEnsureRegistry(this.registryKey, freshEpoch, cursor)) as [string, string];
+    return { epoch, cursor: Number(c) };
+  }
+
+  async readRegistry(): Promise<{ epoch: string; cursor: number } | undefined> {
+    const [epoch, cursor] = await this.redis.hmget(this.registryKey, 'epoch', 'cursor');
+    return epoch ? { epoch, cursor: Number(cursor) } : undefined;
+  }
+
+  async deleteRegistry(): Promise<void> {
+    await this.redis.del(this.registryKey);
+  }
+
+  /** False when the registry was reset (its epoch changed): the caller must start over. */
+  async advanceCursor(epoch: string, seq: number): Promise<boolean> {
+    return (await this.scripts.zcEvqAdvanceCursor(this.registryKey, epoch, seq)) === 1;
+  }
+
+  async acquireLock(token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.set(this.leaderKey, token, 'PX', ttlMs, 'NX')) === 'OK';
+  }
+  async renewLock(token: string, ttlMs: number): Promise<boolean> {
+    return (await this.scripts.zcEvqRenewLock(this.leaderKey, token, ttlMs)) === 1;
+  }
+  async releaseLock(token: string): Promise<void> {
+    await this.scripts.zcEvqReleaseLock(this.leaderKey, token);
+  }
+
+  // --- queue lifecycle ---------------------------------------------------------------------
+
+  /** Creates the queue's keys and indexes it; false if the id is taken (never, for random ids). */
+  async create(q: NewQueue, nowMs: number): Promise<boolean> {
+    const fields: Record<string, string | number> = {
+      user_id: q.userId,
+      realm_id: q.realmId,
+      event_types: q.eventTypes === null ? '' : JSON.stringify(q.eventTypes),
+      narrow: JSON.stringify(q.narrow),
+      apply_markdown: q.applyMarkdown ? 1 : 0,
+      client_gravatar: q.clientGravatar ? 1 : 0,
+      all_public_streams: q.allPublicStreams ? 1 : 0,
+      capabilities: JSON.stringify(q.capabilities),
+      lifespan_ms: q.lifespanMs,
+      epoch: q.epoch,
+      created: nowMs,
+      last_connection: nowMs,
+      next_id: 0,
+      pruned: -1,
+      last_seq: 0,
+      poll_gen: 0,
+    };
+    const created = (await this.scripts.zcEvqCreate(...this.queueKeys(q.queueId), q.lifespanMs, ...Object.entries(fields).flat())) === 1;
+    if (!created) return false;
+    // The indexes outlive their longest-lived queue, then vanish if nobody registers again.
+    const indexTtl = q.lifespanMs + INDEX_TTL_SLACK_MS;
+    const m = this.redis.multi();
+    for (const key of [this.userIndexKey(q.userId), ...(q.allPublicStreams ? [this.publicIndexKey(q.realmId)] : [])]) {
+      m.sadd(key, q.queueId).pexpire(key, indexTtl, 'NX').pexpire(key, indexTtl, 'GT');
+    }
+    await m.exec();
+    return true;
+  }
+
+  /** The user's live queue ids; ids of queues that died are removed from the index. */
+  async liveQueuesOf(userId: number): Promise<string[]> {
+    const ids = await this.redis.smembers(this.userIndexKey(userId));
+    if (ids.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const id of ids) p.exists(this.metaKey(id), this.streamKey(id));
+    const res = (await p.exec()) ?? [];
+    const dead = ids.filter((_, i) => Number(res[i]?.[1]) !== 2);
+    if (dead.length) await this.redis.srem(this.userIndexKey(userId), ...dead);
+    return ids.filter((_, i) => Number(res[i]?.[1]) === 2);
+  }
+
+  async removeFromIndexes(queueId: string, s: Pick<QueueSettings, 'userId' | 'realmId'>): Promise<void> {
+    await this.redis.multi().srem(this.userIndexKey(s.userId), queueId).srem(this.publicIndexKey(s.realmId), queueId).exec();
+  }
+
+  /** See FINISH_REGISTER; returns last_event_id, or undefined if the queue died meanwhile. */
+  async finishRegister(queueId: string, snapshots: Record<string, string>): Promise<number | undefined> {
+    const pairs = Object.entries(snapshots).flat();
+    const r = Number(await this.scripts.zcEvqFinishRegister(...this.queueKeys(queueId), Object.keys(snapshots).length, ...pairs));
+    return r === -2 ? undefined : r;
+  }
+
+  async poll(queueId: string, userId: number, lastEventId: number, o: { ack: boolean; max: number }): Promise<PollResult> {
+    const r = (await this.scripts.zcEvqPoll(...this.queueKeys(queueId), userId, lastEventId, o.max, o.ack ? '1' : '0')) as string[];
+    const status = r[0];
+    if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };
+    if (status !== 'ok') return { status: status === 'overflowed' ? 'overflowed' : 'gone' };
+    const events: Array<{ id: number; json: string }> = [];
+    for (let i = 2; i + 1 < r.length; i += 2) {
+      events.push({ id: Number.parseInt(r[i] as string, 10), json: r[i + 1] as string });
+    }
+    return { status: 'ok', epoch: r[1] as string, events };
+  }
+
+  /** A poll parks (`park`: returns its generation) or ends; -1 if the queue is dead. */
+  async touch(queueId: string, nowMs: number, extraTtlMs: number, park: boolean): Promise<number> {
+    return Number(await this.scripts.zcEvqTouch(...this.queueKeys(queueId), nowMs, extraTtlMs, park ? '1' : '0'));
+  }
+
+  async heartbeat(queueId: string): Promise<number> {
+    return Number(await this.scripts.zcEvqHeartbeat(...this.queueKeys(queueId)));
+  }
+
+  /** Deletes the queue if `userId` owns it; false if it did not exist (or was not theirs). */
+  async delete(queueId: string, userId: number): Promise<boolean> {
+    const settings = (await this.settingsOf([queueId])).get(queueId);
+    const ok = Number(await this.scripts.zcEvqDelete(...this.queueKeys(queueId), userId)) === 1;
+    if (settings && settings.userId === userId) await this.removeFromIndexes(queueId, settings);
+    return ok;
+  }
+
+  // --- delivery ----------------------------------------------------------------------------
+
+  /** Queue ids indexed for each user (may include dead ones; appends to those are refused). */
+  async queuesOfUsers(userIds: readonly number[]): Promise<Map<number, string[]>> {
+    const out = new Map<number, string[]>();
+    if (userIds.length === 0) return out;
+    const p = this.redis.pipeline();
+    for (const id of userIds) p.smembers(this.userIndexKey(id));
+    const res = (await p.exec()) ?? [];
+    userIds.forEach((id, i) => out.set(id, (res[i]?.[1] as string[] | undefined) ?? []));
+    return out;
+  }
+
+  async publicQueuesOfRealms(realmIds: readonly number[]): Promise<Map<number, string[]>> {
+    const out = new Map<number, string[]>();
+    if (realmIds.length === 0) return out;
+    const p = this.redis.pipeline();
+    for (const id of realmIds) p.smembers(this.publicIndexKey(id));
+    const res = (await p.exec()) ?? [];
+    realmIds.forEach((id, i) => out.set(id, (res[i]?.[1] as string[] | undefined) ?? []));
+    return out;
+  }
+
+  /** The settings of each queue, or null for a queue whose meta is gone. */
+  async settingsOf(queueIds: readonly string[]): Promise<Map<string, QueueSettings | null>> {
+    const out = new Map<string, QueueSettings | null>();
+    if (queueIds.length === 0) return out;
+    const p = this.redis.pipeline();
+    for (const id of queueIds) p.hmget(this.metaKey(id), ...SETTINGS_FIELDS);
+    const res = (await p.exec()) ?? [];
+    queueIds.forEach((id, i) => {
+      const v = res[i]?.[1] as Array<string | null> | undefined;
+      out.set(id, v && v[0] !== null ? parseSettings(v) : null);
+    });
+    return out;
+  }
+
+  /** Appends each queue's events in one script call per queue, pipelined; see APPEND for results. */
+  async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, maxEvents: number): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (perQueue.size === 0) return out;
+    const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    const ids = [...perQueue.keys()];
+    for (const id of ids) {
+      const events = perQueue.get(id) ?? [];
+      const args: Array<string | number> = [];
+      for (const e of events) args.push(e.seq, e.origin, e.txid, e.json);
+      p.zcEvqAppend(...this.queueKeys(id), maxEvents, events.length, ...args);
+    }
+    const res = (await p.exec()) ?? [];
+    ids.forEach((id, i) => {
+      const [err, v] = res[i] ?? [new Error('no reply'), undefined];
+      if (err) throw err;
+      out.set(id, Number(v));
+    });
+    return out;
+  }
+}
+
+function parseSettings(v: Array<string | null>): QueueSettings {
+  const [userId, realmId, eventTypes, narrow, applyMarkdown, clientGravatar, allPublicStreams, capabilities] = v;
+  return {
+    userId: Number(userId),
+    realmId: Number(realmId),
+    eventTypes: eventTypes ? (JSON.parse(eventTypes) as string[]) : null,
+    narrow: narrow ? (JSON.parse(narrow) as NarrowTerm[]) : [],
+    applyMarkdown: applyMarkdown === '1',
+    clientGravatar: clientGravatar === '1',
+    allPublicStreams: allPublicStreams === '1',
+    capabilities: capabilities ? (JSON.parse(capabilities) as Record<string, boolean>) : {},
+  };
+}

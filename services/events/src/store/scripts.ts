@@ -1,0 +1,207 @@
+/**
+ * Lua scripts on one queue's keys (KEYS[1] = meta hash, KEYS[2] = event stream). Each runs
+ * atomically, so a queue's ids, acknowledgements and snapshot filtering never interleave
+ * with another replica's writes. Every script first checks the queue is alive: both keys
+ * exist (a queue whose meta or stream vanished — FLUSHALL, eviction, expiry — is dead, and
+ * its leftover key is removed, so nothing ever writes into a half-lost queue) and it has not
+ * overflowed. A stream entry's id is `<event id>-1`; its fields are `e` (event JSON without
+ * id), `o` (origin service) and `t` (writing transaction id), the last two empty for events
+ * that did not come from an outbox.
+ */
+
+const PRELUDE = `
+local meta, stream = KEYS[1], KEYS[2]
+local function state()
+  local m, s = redis.call('EXISTS', meta), redis.call('EXISTS', stream)
+  if m == 1 and redis.call('HGET', meta, 'overflowed') then return 'overflowed' end
+  if m == 0 or s == 0 then
+    redis.call('DEL', meta, stream)
+    return 'gone'
+  end
+  return 'ok'
+end
+-- pg_visible_in_snapshot for a snapshot written as 'xmin:xmax:xip,xip,...'.
+local function visible(txid, snap)
+  local xmin, xmax, xip = string.match(snap, '^(%d+):(%d+):(.*)$')
+  if not xmin then return false end
+  if txid < tonumber(xmin) then return true end
+  if txid >= tonumber(xmax) then return false end
+  for x in string.gmatch(xip, '%d+') do
+    if tonumber(x) == txid then return false end
+  end
+  return true
+end
+local function alreadyInState(origin, txid)
+  if origin == '' or txid == '' then return false end
+  local snap = redis.call('HGET', meta, 'snap:' .. origin)
+  return snap and visible(tonumber(txid), snap)
+end
+local function eventId(entryId)
+  return tonumber(string.match(entryId, '^(%d+)'))
+end
+`;
+
+/** ARGV: ttl ms, then field/value pairs. Returns 1, or 0 if the id is taken. */
+export const CREATE = `${PRELUDE}
+if redis.call('EXISTS', meta) == 1 or redis.call('EXISTS', stream) == 1 then return 0 end
+redis.call('HSET', meta, unpack(ARGV, 2))
+-- MKSTREAM is the only way to make an empty stream; the group itself is never read.
+redis.call('XGROUP', 'CREATE', stream, 'exists', '$', 'MKSTREAM')
+redis.call('PEXPIRE', meta, ARGV[1])
+redis.call('PEXPIRE', stream, ARGV[1])
+return 1
+`;
+
+/**
+ * ARGV: max events, count, then per event: JetStream seq, origin, txid, JSON. Events with a
+ * seq at or below the queue's last applied seq are skipped (a redelivery after a leader
+ * change); events the queue's /register state already holds are dropped. Returns the number
+ * appended, -1 for a dead queue, -2 when this append overflowed it.
+ */
+export const APPEND = `${PRELUDE}
+if state() ~= 'ok' then return -1 end
+local maxEvents, n = tonumber(ARGV[1]), tonumber(ARGV[2])
+local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
+local newestSeq, appended = lastSeq, 0
+for i = 0, n - 1 do
+  local seq, origin, txid, json = tonumber(ARGV[3 + i * 4]), ARGV[4 + i * 4], ARGV[5 + i * 4], ARGV[6 + i * 4]
+  if seq > lastSeq then
+    if seq > newestSeq then newestSeq = seq end
+    if not alreadyInState(origin, txid) then
+      local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
+      redis.call('XADD', stream, id .. '-1', 'e', json, 'o', origin, 't', txid)
+      appended = appended + 1
+    end
+  end
+end
+if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
+if appended > 0 and redis.call('XLEN', stream) > maxEvents then
+  redis.call('HSET', meta, 'overflowed', '1')
+  redis.call('DEL', stream)
+  return -2
+end
+return appended
+`;
+
+/**
+ * Ends /register: stores the snapshot of every origin whose state was fetched, deletes the
+ * queued events those snapshots already hold, and sets the acknowledged id just below the
+ * first event the state does not hold. ARGV: count, then origin/snapshot pairs. Returns that
+ * id (the reply's last_event_id), or -2 for a dead queue.
+ */
+export const FINISH_REGISTER = `${PRELUDE}
+if state() ~= 'ok' then return -2 end
+local n = tonumber(ARGV[1])
+for i = 0, n - 1 do
+  redis.call('HSET', meta, 'snap:' .. ARGV[2 + i * 2], ARGV[3 + i * 2])
+end
+local firstKept = nil
+for _, entry in ipairs(redis.call('XRANGE', stream, '-', '+')) do
+  local f = {}
+  for j = 1, #entry[2], 2 do f[entry[2][j]] = entry[2][j + 1] end
+  if alreadyInState(f['o'] or '', f['t'] or '') then
+    redis.call('XDEL', stream, entry[1])
+  elseif not firstKept then
+    firstKept = eventId(entry[1])
+  end
+end
+local acked = (firstKept or tonumber(redis.call('HGET', meta, 'next_id'))) - 1
+redis.call('HSET', meta, 'pruned', acked)
+return acked
+`;
+
+/**
+ * A poll: checks the owner, acknowledges ARGV[2] when ARGV[4] is '1' (Zulip's pruning rules),
+ * then returns up to ARGV[3] events after it. Reply: {'ok', epoch, entryId, json, ...},
+ * {'gone'}, {'overflowed'}, {'pruned', newest pruned id} or {'missing', id}.
+ */
+export const POLL = `${PRELUDE}
+local st = state()
+if st ~= 'ok' then return {st} end
+if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end
+local last = tonumber(ARGV[2])
+local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
+if ARGV[4] == '1' then
+  if last < pruned then return {'pruned', tostring(pruned)} end
+  if last > pruned then
+    if last >= tonumber(redis.call('HGET', meta, 'next_id')) then return {'missing', tostring(last)} end
+    if #redis.call('XRANGE', stream, last .. '-1', last .. '-1') == 0 then return {'missing', tostring(last)} end
+    redis.call('XTRIM', stream, 'MINID', (last + 1) .. '-0')
+    redis.call('HSET', meta, 'pruned', last)
+    pruned = last
+  end
+end
+local from = math.max(last, pruned) + 1
+local out = {'ok', redis.call('HGET', meta, 'epoch')}
+for _, entry in ipairs(redis.call('XRANGE', stream, from .. '-0', '+', 'COUNT', tonumber(ARGV[3]))) do
+  out[#out + 1] = entry[1]
+  for j = 1, #entry[2], 2 do
+    if entry[2][j] == 'e' then out[#out + 1] = entry[2][j + 1] end
+  end
+end
+return out
+`;
+
+/**
+ * A poll parks (ARGV[3] = '1': returns the poll's new generation) or ends (ARGV[3] = '0'):
+ * records the connection time (ARGV[1]) and keeps the queue alive for its lifespan plus
+ * ARGV[2] ms from now. Returns -1 for a dead queue.
+ */
+export const TOUCH = `${PRELUDE}
+if state() ~= 'ok' then return -1 end
+local ttl = tonumber(redis.call('HGET', meta, 'lifespan_ms')) + tonumber(ARGV[2])
+redis.call('HSET', meta, 'last_connection', ARGV[1])
+if ARGV[3] == '1' then
+  redis.call('PEXPIRE', meta, ttl)
+  redis.call('PEXPIRE', stream, ttl)
+  return redis.call('HINCRBY', meta, 'poll_gen', 1)
+end
+-- Never shorten the life a poll parked elsewhere has just given the queue.
+redis.call('PEXPIRE', meta, ttl, 'GT')
+redis.call('PEXPIRE', stream, ttl, 'GT')
+return 0
+`;
+
+/** Appends a heartbeat (it uses up an event id, as in Zulip). Returns its id, or -1 for a dead queue. */
+export const HEARTBEAT = `${PRELUDE}
+if state() ~= 'ok' then return -1 end
+local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
+redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'o', '', 't', '')
+return id
+`;
+
+/** Deletes what is left of the queue if ARGV[1] owns it. Returns 1 if it was alive, else -1. */
+export const DELETE = `${PRELUDE}
+if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return -1 end
+local st = state()
+redis.call('DEL', meta, stream)
+if st == 'ok' then return 1 end
+return -1
+`;
+
+/** Registry (KEYS[1]): created once per Redis dataset. ARGV: fresh epoch, starting cursor. Returns {epoch, cursor}. */
+export const ENSURE_REGISTRY = `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'cursor', ARGV[2])
+end
+return redis.call('HMGET', KEYS[1], 'epoch', 'cursor')
+`;
+
+/** Moves the delivery cursor forward if the registry still has epoch ARGV[1]. Returns 1, or 0 after a reset. */
+export const ADVANCE_CURSOR = `
+if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'cursor')) < tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'cursor', ARGV[2])
+end
+return 1
+`;
+
+/** Leader lock (KEYS[1]): renew (PEXPIRE) or release (DEL) only while ARGV[1] holds it. */
+export const RENEW_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+`;
+export const RELEASE_LOCK = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;

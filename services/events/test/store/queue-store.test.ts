@@ -1,0 +1,138 @@
+/**
+ * The queue scripts against a real Redis: ids, acknowledgement rules, snapshot filtering at
+ * and after /register, duplicate suppression by inbox seq, overflow, and lost keys.
+ */
+import t from 'tap';
+import { Redis } from '@zc/shared/redis';
+import { testEnv } from '@zc/shared/testing';
+import { QueueStore, type NewQueue, type QueuedEvent } from '../../src/store/queue-store.js';
+
+const ev = (seq: number, txid: number | '', origin = 'drafts', body: Record<string, unknown> = { type: 'drafts', n: seq }): QueuedEvent => ({
+  seq,
+  origin: txid === '' ? '' : origin,
+  txid: String(txid),
+  json: JSON.stringify(body),
+});
+
+t.test('queue store', async (t) => {
+  const env = await testEnv(t);
+  const redis = new Redis(env.infra.redisUrl);
+  t.teardown(() => redis.disconnect());
+  const store = new QueueStore(redis, env.prefix);
+  let n = 0;
+  const newQueue = async (over: Partial<NewQueue> = {}): Promise<string> => {
+    const queueId = `q${++n}`;
+    t.ok(
+      await store.create(
+        { queueId, userId: 10, realmId: 1, eventTypes: null, narrow: [], applyMarkdown: true, clientGravatar: false, allPublicStreams: false, capabilities: {}, lifespanMs: 60_000, epoch: 'e1', ...over },
+        Date.now(),
+      ),
+    );
+    return queueId;
+  };
+  const append = async (queueId: string, events: QueuedEvent[], max = 100) => (await store.append(new Map([[queueId, events]]), max)).get(queueId);
+  const ids = async (queueId: string, after = -1) => {
+    const r = await store.poll(queueId, 10, after, { ack: false, max: 100 });
+    return r.status === 'ok' ? r.events.map((e) => [e.id, JSON.parse(e.json).n]) : r.status;
+  };
+
+  t.test('events get growing ids from 0; a seq already applied is skipped', async (t) => {
+    const q = await newQueue();
+    t.equal(await store.finishRegister(q, {}), -1, 'nothing queued: last_event_id -1');
+    t.equal(await append(q, [ev(5, ''), ev(6, '')]), 2);
+    t.equal(await append(q, [ev(6, ''), ev(7, '')]), 1, 'seq 6 again (a redelivery) is skipped');
+    t.same(await ids(q), [[0, 5], [1, 6], [2, 7]]);
+    t.equal(await store.create({ queueId: q, userId: 1, realmId: 1, eventTypes: null, narrow: [], applyMarkdown: true, clientGravatar: false, allPublicStreams: false, capabilities: {}, lifespanMs: 1000, epoch: 'e1' }, 0), false, 'an id is never reused');
+  });
+
+  t.test('register drops the queued events its snapshots hold, and later ones too', async (t) => {
+    const q = await newQueue();
+    // Snapshot 10:14:12 holds transactions below 10, and 10, 11, 13; not 12 (running) nor 14+.
+    await append(q, [ev(1, 9), ev(2, 12), ev(3, 11), ev(4, 14), ev(5, 3, 'users'), ev(6, '')]);
+    const last = await store.finishRegister(q, { drafts: '10:14:12' });
+    t.equal(last, 0, 'last_event_id is just below the first event the state lacks');
+    t.same(await ids(q), [[1, 2], [3, 4], [4, 5], [5, 6]], 'txids 9 and 11 were in the state; other origins and plain events stay');
+    t.equal(await append(q, [ev(7, 8), ev(8, 12), ev(9, 20)]), 2, 'a late event the snapshot holds is dropped on arrival');
+    t.same((await ids(q, 5)), [[6, 8], [7, 9]]);
+    const all = await store.poll(q, 10, last as number, { ack: true, max: 100 });
+    t.equal(all.status, 'ok', 'acknowledging last_event_id is fine');
+  });
+
+  t.test('acknowledging follows Zulip', async (t) => {
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    await append(q, [ev(1, ''), ev(2, ''), ev(3, '')]);
+    t.same(await store.poll(q, 10, 1, { ack: true, max: 100 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] });
+    t.same(await store.poll(q, 10, 0, { ack: true, max: 100 }), { status: 'pruned', id: 1 });
+    t.same(await store.poll(q, 10, 9, { ack: true, max: 100 }), { status: 'missing', id: 9 });
+    t.same(await store.poll(q, 11, 1, { ack: true, max: 100 }), { status: 'gone' }, "another user's queue");
+    t.same(await store.poll(q, 10, 1, { ack: true, max: 1 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] }, 'the same ack again is fine');
+    t.equal(await store.heartbeat(q), 3, 'a heartbeat uses an id');
+  });
+
+  t.test('overflow drops the queue', async (t) => {
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    t.equal(await append(q, [ev(1, ''), ev(2, '')], 2), 2);
+    t.equal(await append(q, [ev(3, '')], 2), -2);
+    t.same(await store.poll(q, 10, -1, { ack: true, max: 10 }), { status: 'overflowed' });
+    t.equal(await append(q, [ev(4, '')], 2), -1);
+  });
+
+  t.test('a half-lost queue is dead and is never recreated by a write', async (t) => {
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    await redis.del(store.streamKey(q));
+    t.same(await store.poll(q, 10, -1, { ack: false, max: 10 }), { status: 'gone' });
+    t.equal(await redis.exists(store.metaKey(q)), 0, 'the leftover meta was removed');
+    t.equal(await append(q, [ev(1, '')]), -1);
+    t.equal(await redis.exists(store.streamKey(q), store.metaKey(q)), 0, 'nothing was recreated');
+    t.equal(await store.touch(q, Date.now(), 0, true), -1);
+    t.equal(await store.heartbeat(q), -1);
+  });
+
+  t.test('touch: parking counts generations and extends the life; ending never shortens it', async (t) => {
+    const q = await newQueue({ lifespanMs: 1000 });
+    t.equal(await store.touch(q, Date.now(), 5000, true), 1);
+    t.equal(await store.touch(q, Date.now(), 5000, true), 2);
+    t.ok((await redis.pttl(store.metaKey(q))) > 5000);
+    await store.touch(q, Date.now(), 0, false);
+    t.ok((await redis.pttl(store.streamKey(q))) > 5000, 'a release after another park keeps the longer life');
+  });
+
+  t.test('user index: dead queues are pruned; delete checks the owner', async (t) => {
+    const a = await newQueue({ userId: 20 });
+    const b = await newQueue({ userId: 20, allPublicStreams: true, realmId: 3 });
+    t.same((await store.liveQueuesOf(20)).sort(), [a, b].sort());
+    t.same((await store.publicQueuesOfRealms([3])).get(3), [b]);
+    await redis.del(store.metaKey(a));
+    t.same(await store.liveQueuesOf(20), [b]);
+    t.equal(await store.delete(b, 21), false, 'not the owner');
+    t.equal(await store.delete(b, 20), true);
+    t.same(await store.liveQueuesOf(20), []);
+    t.same((await store.publicQueuesOfRealms([3])).get(3), []);
+    t.equal(await store.delete(b, 20), false, 'twice');
+  });
+
+  t.test('registry: created once, reset changes the epoch, the cursor only moves forward', async (t) => {
+    const r1 = await store.ensureRegistry('epoch-a', 7);
+    t.same(r1, { epoch: 'epoch-a', cursor: 7 });
+    t.same(await store.ensureRegistry('epoch-b', 99), r1, 'an existing registry is kept');
+    t.ok(await store.advanceCursor('epoch-a', 12));
+    t.ok(await store.advanceCursor('epoch-a', 9));
+    t.same(await store.readRegistry(), { epoch: 'epoch-a', cursor: 12 });
+    await store.deleteRegistry();
+    t.notOk(await store.advanceCursor('epoch-a', 13), 'a lost registry is noticed');
+  });
+
+  t.test('leader lock: one holder; renew and release only by it', async (t) => {
+    t.ok(await store.acquireLock('me', 5000));
+    t.notOk(await store.acquireLock('you', 5000));
+    t.notOk(await store.renewLock('you', 5000));
+    t.ok(await store.renewLock('me', 5000));
+    await store.releaseLock('you');
+    t.notOk(await store.acquireLock('you', 5000));
+    await store.releaseLock('me');
+    t.ok(await store.acquireLock('you', 5000));
+  });
+});

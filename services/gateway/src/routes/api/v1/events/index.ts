@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply } from '@zc/shared/contracts';
+import { success } from '@zc/shared/envelope';
+import { bool, int, str } from '@zc/shared/params';
+import { params } from '../../../../plugins/params.js';
+
+/** Longer than any park, so an answer from the events service always arrives first. */
+const POLL_TIMEOUT_MS = LONGPOLL_MAX_PARK_MS + 20_000;
+
+/**
+ * GET /api/v1/events (long-poll) and DELETE /api/v1/events (spec 4.21). A parked poll holds
+ * only its HTTP request and one pending bus request here; the events service answers when
+ * the queue has events, with a heartbeat, or when a newer poll supplants it.
+ */
+export default async function eventsRoutes(app: FastifyInstance) {
+  const { bus } = app.deps;
+  // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
+  // acknowledged only by the client's next last_event_id), instead of holding the close.
+  const parked = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of parked) end();
+  });
+
+  app.get('/', async (request) => {
+    const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
+    const poll = bus.request(eventsRpc.get, { actor: request.actor, ...p }, { timeoutMs: POLL_TIMEOUT_MS });
+    const reply = await new Promise<GetEventsReply>((resolve, reject) => {
+      const end = () => resolve({ events: [], queue_id: p.queue_id });
+      parked.add(end);
+      poll.then(resolve, reject).finally(() => parked.delete(end));
+    });
+    return success(reply);
+  });
+
+  app.delete('/', async (request) => {
+    const p = params(request, { queue_id: str() });
+    return success(await bus.request(eventsRpc.deleteQueue, { actor: request.actor, queue_id: p.queue_id }));
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * The notification bot's "new stream" announcement (Zulip's "new streams" topic): when the
+ * subscriptions service reports a stream created with `announce`, the realm's notification
+ * bot posts to the stream named "general", if there is one.
+ */
+import { users, type StreamAnnouncement } from '@zc/shared/contracts';
+import type { MessagesDeps } from '../deps.js';
+import { streamAccessFor, ensureRealm } from './read-model.js';
+import { checkSendMessage } from './send-message.js';
+import type { SendWriter } from './send-writer.js';
+
+export const ANNOUNCEMENT_STREAM = 'general';
+export const ANNOUNCEMENT_TOPIC = 'new streams';
+
+/** Posts the announcement once (redelivered events hit the idempotency key); skips with a warning when there is no bot or no "general". */
+export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e: StreamAnnouncement): Promise<void> {
+  const realm = await ensureRealm(deps, e.realm_id);
+  const botEmail = `notification-bot@${new URL(realm.url).hostname}`;
+  const found = await deps.bus.request(users.resolve, { realm_id: e.realm_id, user_ids: [e.creator_id], emails: [botEmail] });
+  const bot = found.users.find((u) => u.email.toLowerCase() === botEmail || u.delivery_email.toLowerCase() === botEmail);
+  if (!bot) {
+    deps.log.warn({ realm_id: e.realm_id, email: botEmail }, 'no notification bot; stream announcement skipped');
+    return;
+  }
+  const general = await streamAccessFor(deps, e.realm_id, bot.user_id, { name: ANNOUNCEMENT_STREAM });
+  if (!general.stream) {
+    deps.log.info({ realm_id: e.realm_id }, 'no "general" stream; stream announcement skipped');
+    return;
+  }
+  const creator = found.users.find((u) => u.user_id === e.creator_id);
+  const who = creator ? `@_**${creator.full_name}|${creator.user_id}**` : 'Someone';
+  await checkSendMessage(deps, writer, {
+    actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
+    client: 'Internal',
+    type: 'stream',
+    to: general.stream.id,
+    topic: ANNOUNCEMENT_TOPIC,
+    content: `${who} created a new stream #**${e.stream_name}**.`,
+    read_by_sender: true,
+    idempotency_key: `stream-announced:${e.stream_id}`,
+    internal: true,
+  });
+}

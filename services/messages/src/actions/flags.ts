@@ -1,0 +1,126 @@
+/**
+ * Personal flags and read state (spec 3, 4.3–4.5, 4.17). Every change and its
+ * update_message_flags event (api-notes §2.3) commit together through the outbox; the event
+ * goes to the acting user's queues only.
+ */
+import { eventsInbox, isGuest, type Actor } from '@zc/shared/contracts';
+import { badRequest } from '@zc/shared/errors';
+import { transaction, type Queryable } from '@zc/shared/db';
+import { addToOutbox } from '@zc/shared/outbox';
+import type { MessagesDeps } from '../deps.js';
+import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_FLAGS, isApiFlag, type FlagName } from '../lib/flags.js';
+import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { messageStore } from '../store/message-store.js';
+import { readModelStore, type StreamRow } from '../store/read-model-store.js';
+
+type MessageDetail =
+  | { type: 'stream'; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true }
+  | { type: 'private'; user_ids: number[]; mentioned?: true };
+
+/** message_details of a "read" removal: what a client needs to put the messages back into its unread counts. */
+async function messageDetails(q: Queryable, userId: number, ids: readonly number[]): Promise<Record<string, MessageDetail>> {
+  const rows = await messageStore.byIds(q, ids);
+  const flags = await messageStore.userFlags(q, userId, ids);
+  const recipients = new Map((await readModelStore.recipientsByIds(q, rows.filter((r) => r.stream_id === null).map((r) => r.recipient_id))).map((r) => [r.id, r]));
+  const { rows: muted } = await q.query<{ stream_id: number }>('SELECT stream_id FROM messages.subscriber WHERE user_id = $1 AND is_muted', [userId]);
+  const mutedStreams = new Set(muted.map((r) => r.stream_id));
+  const out: Record<string, MessageDetail> = {};
+  for (const m of rows) {
+    const mentioned = ((flags.get(m.id) ?? 0) & (FLAG_BITS.mentioned | FLAG_BITS.wildcard_mentioned)) !== 0;
+    let d: MessageDetail;
+    if (m.stream_id !== null) {
+      d = { type: 'stream', stream_id: m.stream_id, topic: m.topic, unmuted_stream_msg: !mutedStreams.has(m.stream_id) };
+    } else {
+      const members = new Set([...(recipients.get(m.recipient_id)?.user_ids ?? []), m.sender_id]);
+      members.delete(userId);
+      d = { type: 'private', user_ids: [...members].sort((a, b) => a - b) };
+    }
+    if (mentioned) d.mentioned = true;
+    out[String(m.id)] = d;
+  }
+  return out;
+}
+
+async function notifyFlagChange(q: Queryable, actor: Actor, op: 'add' | 'remove', flag: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const event: Record<string, unknown> = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false };
+  if (op === 'remove' && flag === 'read') event.message_details = await messageDetails(q, actor.user_id, ids);
+  await addToOutbox(q, 'messages', eventsInbox.notify, { realm_id: actor.realm_id, users: [actor.user_id], event });
+}
+
+/** Zulip's checks on the flag and operation, with its messages. */
+export function checkFlagChange(op: string, flag: string): { op: 'add' | 'remove'; flag: FlagName } {
+  if (!isApiFlag(flag)) throw badRequest(`Invalid flag: '${flag}'`);
+  if (!EDITABLE_FLAGS.includes(flag)) throw badRequest(`Flag not editable: '${flag}'`);
+  if (op !== 'add' && op !== 'remove') throw badRequest(`Invalid message flag operation: '${op}'`);
+  return { op, flag };
+}
+
+/**
+ * POST /messages/flags. Messages the user may read but never received (a public stream's
+ * history) get a `historical` row first, as Zulip does; any other unknown id fails the
+ * whole request with "Invalid message(s)" and changes nothing. Returns the requested ids
+ * (Zulip's response); the event lists only those whose flag actually changed.
+ */
+export async function doUpdateFlags(deps: MessagesDeps, actor: Actor, messageIds: readonly number[], opRaw: string, flagRaw: string): Promise<number[]> {
+  const { op, flag } = checkFlagChange(opRaw, flagRaw);
+  const bit = FLAG_BITS[flag];
+  const ids = [...new Set(messageIds)];
+  await transaction(deps.pool, async (tx) => {
+    const existing = await messageStore.userFlags(tx, actor.user_id, ids);
+    const missing = ids.filter((id) => !existing.has(id));
+    for (const id of missing) await accessMessage(tx, viewerOf(actor), id);
+    const historicalFlags = op === 'add' ? HISTORICAL_FLAGS | bit : HISTORICAL_FLAGS & ~bit;
+    await messageStore.insertUserMessages(tx, missing.map(() => actor.user_id), missing, missing.map(() => historicalFlags));
+    const createdChanged = (HISTORICAL_FLAGS & bit) === (op === 'add' ? 0 : bit) ? missing : [];
+    const changed = await messageStore.changeFlag(tx, actor.user_id, ids.filter((id) => existing.has(id)), bit, op === 'add');
+    await notifyFlagChange(tx, actor, op, flag, [...changed, ...createdChanged].sort((a, b) => a - b));
+  });
+  return messageIds as number[];
+}
+
+/**
+ * POST /mark_all_as_read: batches, newest first, each in its own transaction with its own
+ * event, until nothing is unread (true) or the time limit runs out first (false: the
+ * client gets partially_completed and repeats the request).
+ */
+export async function doMarkAllAsRead(deps: MessagesDeps, actor: Actor): Promise<boolean> {
+  const started = Date.now();
+  const { markAllAsReadBatchSize: batch, markAllAsReadTimeLimitMs: limitMs } = deps.settings;
+  for (;;) {
+    const marked = await transaction(deps.pool, async (tx) => {
+      const ids = await messageStore.markUnreadAsRead(tx, actor.user_id, { limit: batch });
+      await notifyFlagChange(tx, actor, 'add', 'read', ids);
+      return ids.length;
+    });
+    if (marked < batch) return true;
+    if (Date.now() - started >= limitMs) return false;
+  }
+}
+
+/** access_stream_by_id for marking: the stream must exist and be readable by the user. */
+async function accessStreamById(q: Queryable, actor: Actor, streamId: number): Promise<StreamRow> {
+  const stream = await readModelStore.streamById(q, actor.realm_id, streamId);
+  if (!stream) throw badRequest('Invalid channel ID');
+  if ((stream.invite_only || isGuest(actor)) && !(await readModelStore.isSubscribed(q, stream.id, actor.user_id))) throw badRequest('Invalid channel ID');
+  return stream;
+}
+
+/** POST /mark_stream_as_read. */
+export async function doMarkStreamAsRead(deps: MessagesDeps, actor: Actor, streamId: number): Promise<void> {
+  const stream = await accessStreamById(deps.pool, actor, streamId);
+  await transaction(deps.pool, async (tx) => {
+    const ids = await messageStore.markUnreadAsRead(tx, actor.user_id, { limit: 1_000_000, recipientId: stream.recipient_id });
+    await notifyFlagChange(tx, actor, 'add', 'read', ids);
+  });
+}
+
+/** POST /mark_topic_as_read; a topic the user has no messages in is an error, as in Zulip. */
+export async function doMarkTopicAsRead(deps: MessagesDeps, actor: Actor, streamId: number, topic: string): Promise<void> {
+  const stream = await accessStreamById(deps.pool, actor, streamId);
+  if (!(await messageStore.hasRowsInTopic(deps.pool, actor.user_id, stream.recipient_id, topic))) throw badRequest(`No such topic '${topic}'`);
+  await transaction(deps.pool, async (tx) => {
+    const ids = await messageStore.markUnreadAsRead(tx, actor.user_id, { limit: 1_000_000, recipientId: stream.recipient_id, topic });
+    await notifyFlagChange(tx, actor, 'add', 'read', ids);
+  });
+}

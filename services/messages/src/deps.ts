@@ -1,0 +1,32 @@
+import type { Bus } from '@zc/shared/bus';
+import type { SharedConfig } from '@zc/shared/config';
+import type { Pool } from '@zc/shared/db';
+import type { Logger } from '@zc/shared/logging';
+
+/** Settings of the messages service beyond the shared ones. */
+export interface MessagesConfig {
+  /** POST /mark_all_as_read stops with partially_completed after this long (spec 4.3). */
+  markAllAsReadTimeLimitMs: number;
+  /** Rows marked read per batch of mark_all_as_read (newest first). */
+  markAllAsReadBatchSize: number;
+  /** At most this many sends share one transaction (actions/send-writer.ts). */
+  sendBatchMax: number;
+}
+
+export function loadMessagesConfig(env = process.env): MessagesConfig {
+  const n = (name: string, d: number) => (env[name] === undefined || env[name] === '' ? d : Number(env[name]));
+  return {
+    markAllAsReadTimeLimitMs: n('ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS', 2000),
+    markAllAsReadBatchSize: n('ZC_MARK_ALL_AS_READ_BATCH_SIZE', 5000),
+    sendBatchMax: n('ZC_SEND_BATCH_MAX', 64),
+  };
+}
+
+/** Everything the messages service's actions and queries need, built once at start. */
+export interface MessagesDeps {
+  pool: Pool;
+  bus: Bus;
+  config: SharedConfig;
+  settings: MessagesConfig;
+  log: Logger;
+}

@@ -1,0 +1,29 @@
+/** Bus adapters of the messages service: decode, call one action or query, reply. */
+import type { Bus } from '@zc/shared/bus';
+import { messagesRpc } from '@zc/shared/contracts';
+import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
+import { checkSendMessage } from '../actions/send-message.js';
+import type { SendWriter } from '../actions/send-writer.js';
+import type { MessagesDeps } from '../deps.js';
+import { getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
+import { getRegisterState } from '../queries/register-state.js';
+import { messageStore } from '../store/message-store.js';
+
+export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
+  bus.serve(messagesRpc.send, async (r) => ({ id: await checkSendMessage(deps, writer, r) }));
+  bus.serve(messagesRpc.list, (r) => listMessages(deps, r));
+  bus.serve(messagesRpc.getOne, (r) => getMessage(deps, r.actor, r.message_id, r.apply_markdown));
+  bus.serve(messagesRpc.matchesNarrow, async (r) => ({ messages: await matchesNarrow(deps, r.actor, r.msg_ids, r.narrow) }));
+  bus.serve(messagesRpc.updateFlags, async (r) => ({ messages: await doUpdateFlags(deps, r.actor, r.messages, r.op, r.flag) }));
+  bus.serve(messagesRpc.markAllAsRead, async (r) => ({ complete: await doMarkAllAsRead(deps, r.actor) }));
+  bus.serve(messagesRpc.markStreamAsRead, async (r) => {
+    await doMarkStreamAsRead(deps, r.actor, r.stream_id);
+    return {};
+  });
+  bus.serve(messagesRpc.markTopicAsRead, async (r) => {
+    await doMarkTopicAsRead(deps, r.actor, r.stream_id, r.topic_name);
+    return {};
+  });
+  bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));
+}

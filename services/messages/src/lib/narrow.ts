@@ -1,0 +1,109 @@
+/**
+ * Narrows (spec 2.8) as clients send them — `{operator, operand, negated?}` objects or
+ * `[operator, operand]` pairs — checked and normalised into terms with canonical operator
+ * names. Anything we do not implement is refused here with a 400: a narrow we silently
+ * ignored would return a wider set of messages than the client asked for.
+ */
+import { badRequest } from '@zc/shared/errors';
+
+export type Operator =
+  | 'stream'
+  | 'streams'
+  | 'topic'
+  | 'sender'
+  | 'dm'
+  | 'dm-including'
+  | 'group-pm-with'
+  | 'is'
+  | 'has'
+  | 'id'
+  | 'near'
+  | 'search';
+
+export type Operand = string | number | number[];
+
+export interface Term {
+  operator: Operator;
+  operand: Operand;
+  negated: boolean;
+}
+
+/** Old and new names of the same operator (Zulip renamed streams to channels and PMs to DMs). */
+const ALIASES: Record<string, Operator> = {
+  stream: 'stream',
+  channel: 'stream',
+  streams: 'streams',
+  channels: 'streams',
+  topic: 'topic',
+  subject: 'topic',
+  sender: 'sender',
+  from: 'sender',
+  dm: 'dm',
+  'pm-with': 'dm',
+  'dm-including': 'dm-including',
+  'group-pm-with': 'group-pm-with',
+  is: 'is',
+  has: 'has',
+  id: 'id',
+  near: 'near',
+  search: 'search',
+};
+
+export const IS_OPERANDS = ['dm', 'private', 'starred', 'unread', 'mentioned', 'alerted', 'resolved'] as const;
+export const HAS_OPERANDS = ['link', 'image', 'attachment'] as const;
+
+export const badNarrow = (desc: string) => badRequest(`Invalid narrow operator: ${desc}`, { desc });
+
+function checkOperand(operator: Operator, operand: unknown): Operand {
+  if (typeof operand === 'string') {
+    if (operator === 'is' && !(IS_OPERANDS as readonly string[]).includes(operand)) throw badNarrow(`unknown 'is' operand ${operand}`);
+    if (operator === 'has' && !(HAS_OPERANDS as readonly string[]).includes(operand)) throw badNarrow(`unknown 'has' operand ${operand}`);
+    if (operator === 'streams' && operand !== 'public') throw badNarrow(`unknown streams operand ${operand}`);
+    if ((operator === 'id' || operator === 'near') && !/^\d+$/.test(operand.trim())) throw badNarrow('Invalid message ID');
+    return operator === 'id' || operator === 'near' ? Number(operand) : operand;
+  }
+  if (typeof operand === 'number' && Number.isSafeInteger(operand)) {
+    if (['stream', 'sender', 'dm', 'dm-including', 'group-pm-with', 'id', 'near'].includes(operator)) return operand;
+  }
+  if (Array.isArray(operand) && operand.every((x) => typeof x === 'number' && Number.isSafeInteger(x))) {
+    if (operator === 'dm') return operand as number[];
+  }
+  throw badNarrow(`invalid operand for ${operator}`);
+}
+
+/** The narrow parameter decoded from JSON (or already an array) into checked terms. */
+export function parseNarrow(raw: unknown): Term[] {
+  if (raw === undefined || raw === null || raw === '') return [];
+  if (!Array.isArray(raw)) throw badRequest('Invalid narrow', { var_name: 'narrow' });
+  return raw.map((el): Term => {
+    let operator: unknown;
+    let operand: unknown;
+    let negated = false;
+    if (Array.isArray(el)) {
+      if (el.length !== 2) throw badRequest('Invalid narrow', { var_name: 'narrow' });
+      [operator, operand] = el;
+    } else if (el && typeof el === 'object') {
+      const o = el as { operator?: unknown; operand?: unknown; negated?: unknown };
+      operator = o.operator;
+      operand = o.operand;
+      if (o.negated !== undefined && typeof o.negated !== 'boolean') throw badRequest('Invalid narrow', { var_name: 'narrow' });
+      negated = o.negated === true;
+    } else {
+      throw badRequest('Invalid narrow', { var_name: 'narrow' });
+    }
+    if (typeof operator !== 'string') throw badRequest('Invalid narrow', { var_name: 'narrow' });
+    // The web app's search box sends negation as a leading '-'.
+    if (operator.startsWith('-')) {
+      negated = !negated;
+      operator = operator.slice(1);
+    }
+    const canonical = ALIASES[(operator as string).toLowerCase()];
+    if (!canonical) throw badNarrow(`unknown operator ${operator as string}`);
+    return { operator: canonical, operand: checkOperand(canonical, operand), negated };
+  });
+}
+
+/** The keyword-search terms of a narrow (they ask for match_content/match_subject). */
+export function searchTerms(terms: readonly Term[]): string[] {
+  return terms.filter((t) => t.operator === 'search' && !t.negated).map((t) => String(t.operand));
+}

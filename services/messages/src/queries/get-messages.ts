@@ -1,0 +1,203 @@
+/**
+ * GET /messages (spec 4.9), GET /messages/{id} and GET /messages/matches_narrow (spec 4.7).
+ * The anchor and found_* rules follow Zulip's get_messages_backend: anchors are clamped
+ * message ids, `newest` is a number larger than any id, and found_oldest/found_newest only
+ * promise what the fetched rows prove.
+ */
+import { LIMITS, isGuest, type Actor } from '@zc/shared/contracts';
+import { badRequest } from '@zc/shared/errors';
+import type { Queryable } from '@zc/shared/db';
+import type { MessagesDeps } from '../deps.js';
+import { ensureRealm } from '../actions/read-model.js';
+import { FLAG_BITS, flagNames } from '../lib/flags.js';
+import { toApiMessage } from '../lib/message-view.js';
+import { parseNarrow } from '../lib/narrow.js';
+import type { MessageRow } from '../store/message-store.js';
+import { messageStore } from '../store/message-store.js';
+import { readModelStore } from '../store/read-model-store.js';
+import { hydrateMessages } from './hydrate.js';
+import { buildQuery, canReadWholeStream, planNarrow, SqlParams, type NarrowPlan, type Viewer } from './narrow-plan.js';
+
+/** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
+export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
+
+export const invalidMessage = () => badRequest('Invalid message(s)');
+
+const ROW_COLS = `m.id, m.realm_id, m.sender_id, m.recipient_id, m.stream_id, m.topic, m.content, m.rendered_content, m.rendered_content_version,
+  m.date_sent, m.sending_client, m.is_me_message, m.has_link, m.has_image, m.has_attachment`;
+
+type FetchedRow = MessageRow & { viewer_flags: number };
+
+/** The anchor as a message id, or 'first_unread' to compute. */
+export function parseAnchor(anchor: string | number | null, useFirstUnread: boolean): number | 'first_unread' {
+  if (useFirstUnread) return 'first_unread';
+  if (anchor === null) throw badRequest("Missing 'anchor' argument.");
+  if (anchor === 'newest') return LARGER_THAN_MAX_MESSAGE_ID;
+  if (anchor === 'oldest') return 0;
+  if (anchor === 'first_unread') return 'first_unread';
+  const n = typeof anchor === 'number' ? anchor : /^-?\d+$/.test(anchor.trim()) ? Number(anchor) : Number.NaN;
+  if (!Number.isSafeInteger(n)) throw badRequest('Invalid anchor');
+  return Math.min(Math.max(n, 0), LARGER_THAN_MAX_MESSAGE_ID);
+}
+
+export function viewerOf(actor: Actor): Viewer {
+  return { realmId: actor.realm_id, userId: actor.user_id, isGuest: isGuest(actor) };
+}
+
+async function fetchRows(q: Queryable, plan: NarrowPlan, bound: { op: '<' | '<=' | '>=' | '>' | '='; id: number }, order: 'ASC' | 'DESC', limit: number, extra?: string): Promise<FetchedRow[]> {
+  if (limit <= 0) return [];
+  const p = new SqlParams();
+  const b = buildQuery(plan, p);
+  const where = [...b.where, `${b.idCol} ${bound.op} ${p.add(bound.id)}`];
+  if (extra) where.push(extra.replace('$flags', b.flags));
+  const sql = `SELECT ${ROW_COLS}, ${b.flags} AS viewer_flags FROM ${b.from} WHERE ${where.join(' AND ')} ORDER BY ${b.idCol} ${order} LIMIT ${p.add(limit)}`;
+  const { rows } = await q.query<FetchedRow>(sql, p.values);
+  return rows;
+}
+
+async function firstUnreadId(q: Queryable, plan: NarrowPlan): Promise<number> {
+  const rows = await fetchRows(q, plan, { op: '>=', id: 0 }, 'ASC', 1, `($flags & ${FLAG_BITS.read}) = 0`);
+  return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
+}
+
+/**
+ * match_content/match_subject of rows: the rendered content and the HTML-escaped topic,
+ * with the narrow's keyword-search matches wrapped in <span class="highlight"> by
+ * PostgreSQL's ts_headline (same parser and stemming as the search itself).
+ */
+async function highlights(q: Queryable, ids: readonly number[], search: readonly string[]): Promise<Map<number, { match_content: string; match_subject: string }>> {
+  if (ids.length === 0) return new Map();
+  const escapedTopic = `replace(replace(replace(replace(replace(m.topic, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '"', '&quot;'), '''', '&#39;')`;
+  const { rows } = search.length
+    ? await q.query<{ id: number; match_content: string; match_subject: string }>(
+        `SELECT m.id,
+           ts_headline('english', m.rendered_content, plainto_tsquery('english', $2), $3) AS match_content,
+           ts_headline('english', ${escapedTopic}, plainto_tsquery('english', $2), $3) AS match_subject
+         FROM messages.message m WHERE m.id = ANY($1::bigint[])`,
+        [ids, search.join(' '), 'HighlightAll=TRUE, StartSel="<span class=""highlight"">", StopSel=</span>'],
+      )
+    : await q.query<{ id: number; match_content: string; match_subject: string }>(
+        `SELECT m.id, m.rendered_content AS match_content, ${escapedTopic} AS match_subject FROM messages.message m WHERE m.id = ANY($1::bigint[])`,
+        [ids],
+      );
+  return new Map(rows.map((r) => [r.id, { match_content: r.match_content, match_subject: r.match_subject }]));
+}
+
+export interface ListRequest {
+  actor: Actor;
+  anchor: string | number | null;
+  include_anchor: boolean;
+  num_before: number;
+  num_after: number;
+  narrow: unknown;
+  apply_markdown: boolean;
+  client_gravatar: boolean;
+  use_first_unread_anchor: boolean;
+}
+
+export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<Record<string, unknown>> {
+  if (r.num_before < 0 || r.num_after < 0) throw badRequest('Invalid num_before or num_after');
+  if (r.num_before + r.num_after > LIMITS.maxMessagesPerFetch) {
+    throw badRequest(`Too many messages requested (maximum ${LIMITS.maxMessagesPerFetch}).`);
+  }
+  const requested = parseAnchor(r.anchor, r.use_first_unread_anchor);
+  const terms = parseNarrow(r.narrow);
+  const realm = await ensureRealm(deps, r.actor.realm_id);
+  const q = deps.pool;
+  const plan = await planNarrow(q, viewerOf(r.actor), terms);
+  const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
+  const anchoredToLeft = anchor === 0;
+  const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
+  const numBefore = anchoredToLeft ? 0 : r.num_before;
+  const numAfter = anchoredToRight ? 0 : r.num_after;
+
+  // Zulip's limit_query_to_range: the anchor row rides with the "after" query (or the
+  // "before" one when there is no after query), so at most two queries run.
+  let before: FetchedRow[] = [];
+  let after: FetchedRow[] = [];
+  if (numBefore > 0 && numAfter > 0) {
+    before = await fetchRows(q, plan, { op: '<', id: anchor }, 'DESC', numBefore);
+    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0));
+  } else if (numBefore > 0) {
+    before = await fetchRows(q, plan, { op: r.include_anchor ? '<=' : '<', id: anchor }, 'DESC', numBefore + (r.include_anchor && !anchoredToRight ? 1 : 0));
+  } else if (numAfter > 0) {
+    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0));
+  } else if (r.include_anchor) {
+    after = await fetchRows(q, plan, { op: '=', id: anchor }, 'ASC', 1);
+  }
+  const all = [...before.reverse(), ...after];
+  const beforeRows = all.filter((m) => m.id < anchor).slice(-numBefore || all.length);
+  const anchorRows = all.filter((m) => m.id === anchor);
+  const afterRows = all.filter((m) => m.id > anchor).slice(0, numAfter);
+  const rows = [...(numBefore ? beforeRows : []), ...anchorRows, ...(numAfter ? afterRows : [])];
+
+  const messages = await renderForViewer(q, realm.subdomain, r.actor.realm_id, rows, plan.search, r);
+  return {
+    anchor,
+    found_anchor: anchorRows.length === 1,
+    found_oldest: anchoredToLeft || (numBefore ? beforeRows : []).length < numBefore,
+    found_newest: anchoredToRight || (numAfter ? afterRows : []).length < numAfter,
+    history_limited: false,
+    messages,
+  };
+}
+
+async function renderForViewer(
+  q: Queryable,
+  realmStr: string,
+  realmId: number,
+  rows: readonly FetchedRow[],
+  search: readonly string[],
+  opts: { apply_markdown: boolean; client_gravatar: boolean },
+): Promise<Record<string, unknown>[]> {
+  const events = await hydrateMessages(q, realmId, realmStr, rows);
+  const marks = search.length ? await highlights(q, rows.map((m) => m.id), search) : undefined;
+  return events.map((e, i) => {
+    const m = toApiMessage(e, flagNames((rows[i] as FetchedRow).viewer_flags), opts);
+    const h = marks?.get(e.id);
+    return h ? { ...m, ...h } : m;
+  });
+}
+
+/** Zulip's has_message_access, for one message by id: the same rules as the narrow query modes. */
+export async function accessMessage(q: Queryable, viewer: Viewer, messageId: number): Promise<{ row: MessageRow; flags: number | undefined }> {
+  const [row] = await messageStore.byIds(q, [messageId]);
+  if (!row || row.realm_id !== viewer.realmId) throw invalidMessage();
+  const flags = (await messageStore.userFlags(q, viewer.userId, [messageId])).get(messageId);
+  if (row.stream_id === null) {
+    if (flags === undefined) throw invalidMessage();
+    return { row, flags };
+  }
+  const stream = await readModelStore.streamById(q, viewer.realmId, row.stream_id);
+  if (!stream) throw invalidMessage();
+  if (await canReadWholeStream(q, viewer, stream)) return { row, flags };
+  // Protected history: only what they received, and only while still subscribed.
+  if (flags !== undefined && !stream.history_public_to_subscribers && (await readModelStore.isSubscribed(q, stream.id, viewer.userId))) return { row, flags };
+  throw invalidMessage();
+}
+
+export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: number, applyMarkdown: boolean): Promise<{ message: Record<string, unknown>; raw_content: string }> {
+  const realm = await ensureRealm(deps, actor.realm_id);
+  const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), messageId);
+  const [message] = await renderForViewer(deps.pool, realm.subdomain, actor.realm_id, [{ ...row, viewer_flags: flags ?? FLAG_BITS.read | FLAG_BITS.historical }], [], {
+    apply_markdown: applyMarkdown,
+    client_gravatar: false,
+  });
+  return { message: message as Record<string, unknown>, raw_content: row.content };
+}
+
+/** GET /messages/matches_narrow: which of `ids` match, with their highlighted content and topic. */
+export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: readonly number[], narrow: unknown): Promise<Record<string, { match_content: string; match_subject: string }>> {
+  const terms = parseNarrow(narrow);
+  await ensureRealm(deps, actor.realm_id);
+  const plan = await planNarrow(deps.pool, viewerOf(actor), terms);
+  const p = new SqlParams();
+  const b = buildQuery(plan, p);
+  const { rows } = await deps.pool.query<{ id: number }>(
+    `SELECT m.id FROM ${b.from} WHERE ${[...b.where, `m.id = ANY(${p.add(ids)}::bigint[])`].join(' AND ')}`,
+    p.values,
+  );
+  const matched = rows.map((r) => r.id);
+  const marks = await highlights(deps.pool, matched, plan.search);
+  return Object.fromEntries(matched.map((id) => [String(id), marks.get(id) as { match_content: string; match_subject: string }]));
+}

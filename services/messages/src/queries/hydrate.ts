@@ -1,0 +1,45 @@
+/** Message rows to the Message objects of spec 2.2, with the read models' names and avatars. */
+import type { MessageEventMessage } from '@zc/shared/contracts';
+import type { Queryable } from '@zc/shared/db';
+import { privateDisplayRecipient, toDisplayUser, toEventMessage, type DisplayUser } from '../lib/message-view.js';
+import type { MessageRow } from '../store/message-store.js';
+import { readModelStore, type UserRow } from '../store/read-model-store.js';
+
+const unknownUser = (id: number): UserRow => ({
+  id,
+  realm_id: 0,
+  email: `user${id}@unknown.invalid`,
+  delivery_email: `user${id}@unknown.invalid`,
+  full_name: 'Unknown user',
+  role: 400,
+  is_active: false,
+  is_bot: false,
+  bot_owner_id: null,
+  avatar_source: 'G',
+  avatar_version: 1,
+  date_joined: new Date(0),
+});
+
+/** The event form of each row (the same dict a message event carries), in the rows' order. */
+export async function hydrateMessages(q: Queryable, realmId: number, realmStr: string, rows: readonly MessageRow[]): Promise<MessageEventMessage[]> {
+  if (rows.length === 0) return [];
+  const privateRecipientIds = [...new Set(rows.filter((r) => r.stream_id === null).map((r) => r.recipient_id))];
+  const recipients = await readModelStore.recipientsByIds(q, privateRecipientIds);
+  const recipientById = new Map(recipients.map((r) => [r.id, r]));
+  const userIds = new Set<number>(rows.map((r) => r.sender_id));
+  for (const r of recipients) for (const id of r.user_ids) userIds.add(id);
+  const users = new Map((await readModelStore.usersByIds(q, realmId, [...userIds])).map((u) => [u.id, u]));
+  const streams = new Map((await readModelStore.streamsByIds(q, [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))])).map((s) => [s.id, s]));
+  const user = (id: number) => users.get(id) ?? unknownUser(id);
+  return rows.map((m) => {
+    const sender = user(m.sender_id);
+    let display: string | DisplayUser[];
+    if (m.stream_id !== null) {
+      display = streams.get(m.stream_id)?.name ?? '';
+    } else {
+      const rec = recipientById.get(m.recipient_id);
+      display = privateDisplayRecipient((rec?.user_ids ?? []).map((id) => toDisplayUser(user(id))), toDisplayUser(sender), rec?.type ?? 1);
+    }
+    return toEventMessage(m, sender, display, realmStr);
+  });
+}

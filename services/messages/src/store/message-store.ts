@@ -1,0 +1,193 @@
+/** Messages, their per-user rows (Zulip's UserMessage) and idempotency keys. */
+import type { Queryable } from '@zc/shared/db';
+
+export interface NewMessage {
+  id: number;
+  realm_id: number;
+  sender_id: number;
+  recipient_id: number;
+  stream_id: number | null;
+  topic: string;
+  content: string;
+  rendered_content: string;
+  rendered_content_version: number;
+  date_sent: Date;
+  sending_client: string;
+  is_me_message: boolean;
+  has_link: boolean;
+  has_image: boolean;
+  has_attachment: boolean;
+}
+
+export interface MessageRow extends NewMessage {}
+
+export interface UserMessageRow {
+  user_id: number;
+  message_id: number;
+  flags: number;
+}
+
+const MESSAGE_COLS = `id, realm_id, sender_id, recipient_id, stream_id, topic, content, rendered_content, rendered_content_version,
+  date_sent, sending_client, is_me_message, has_link, has_image, has_attachment`;
+
+export const messageStore = {
+  /**
+   * Takes the realm's send lock (held until commit) and draws `n` new message ids, in one
+   * round trip. The lock call sits in WHERE, which PostgreSQL evaluates before the target
+   * list of the same row, so no id is drawn before the lock is held (actions/send-writer.ts).
+   */
+  async lockRealmAndAllocateIds(q: Queryable, lockClass: number, realmId: number, n: number): Promise<number[]> {
+    const { rows } = await q.query<{ id: number }>(
+      "SELECT nextval('messages.message_id_seq') AS id FROM generate_series(1, $3) WHERE pg_advisory_xact_lock($1::int, $2::int) IS NOT NULL",
+      [lockClass, realmId, n],
+    );
+    return rows.map((r) => r.id).sort((a, b) => a - b);
+  },
+
+  /**
+   * A batch of messages, every recipient's row and their outbox events in one statement
+   * (data-modifying CTEs: one round trip however many messages and recipients). The outbox
+   * rows have the columns `addToOutbox` writes; batching them here is what keeps a send
+   * transaction short under the realm lock.
+   */
+  async insertBatch(
+    q: Queryable,
+    ms: readonly NewMessage[],
+    rows: { userIds: readonly number[]; messageIds: readonly number[]; flags: readonly number[] },
+    outbox: ReadonlyArray<{ subject: string; payload: string; carrier: string }>,
+  ): Promise<void> {
+    if (ms.length === 0) return;
+    await q.query(
+      `WITH m AS (
+         INSERT INTO messages.message (${MESSAGE_COLS})
+         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::text[],
+           $9::int[], $10::timestamptz[], $11::text[], $12::boolean[], $13::boolean[], $14::boolean[], $15::boolean[])),
+       um AS (
+         INSERT INTO messages.user_message (user_id, message_id, flags)
+         SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::int[]) ON CONFLICT DO NOTHING)
+       INSERT INTO messages.outbox (subject, payload, trace_carrier)
+       SELECT s, p::jsonb, c::jsonb FROM unnest($19::text[], $20::text[], $21::text[]) WITH ORDINALITY AS x(s, p, c, ord) ORDER BY ord`,
+      [
+        ms.map((m) => m.id),
+        ms.map((m) => m.realm_id),
+        ms.map((m) => m.sender_id),
+        ms.map((m) => m.recipient_id),
+        ms.map((m) => m.stream_id),
+        ms.map((m) => m.topic),
+        ms.map((m) => m.content),
+        ms.map((m) => m.rendered_content),
+        ms.map((m) => m.rendered_content_version),
+        ms.map((m) => m.date_sent),
+        ms.map((m) => m.sending_client),
+        ms.map((m) => m.is_me_message),
+        ms.map((m) => m.has_link),
+        ms.map((m) => m.has_image),
+        ms.map((m) => m.has_attachment),
+        rows.userIds,
+        rows.messageIds,
+        rows.flags,
+        outbox.map((o) => o.subject),
+        outbox.map((o) => o.payload),
+        outbox.map((o) => o.carrier),
+      ],
+    );
+  },
+
+  /** Every recipient's row in one statement (one array per column). */
+  async insertUserMessages(q: Queryable, userIds: readonly number[], messageIds: readonly number[], flags: readonly number[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await q.query(
+      `INSERT INTO messages.user_message (user_id, message_id, flags)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[]) ON CONFLICT DO NOTHING`,
+      [userIds, messageIds, flags],
+    );
+  },
+
+  async byIds(q: Queryable, ids: readonly number[]): Promise<MessageRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages.message WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+    return rows;
+  },
+
+  async userFlags(q: Queryable, userId: number, messageIds: readonly number[]): Promise<Map<number, number>> {
+    if (messageIds.length === 0) return new Map();
+    const { rows } = await q.query<UserMessageRow>(
+      'SELECT user_id, message_id, flags FROM messages.user_message WHERE user_id = $1 AND message_id = ANY($2::bigint[])',
+      [userId, messageIds],
+    );
+    return new Map(rows.map((r) => [r.message_id, r.flags]));
+  },
+
+  /** Sets (or clears) `bit` on the user's rows among `messageIds`; returns the ids that changed. */
+  async changeFlag(q: Queryable, userId: number, messageIds: readonly number[], bit: number, set: boolean): Promise<number[]> {
+    const { rows } = await q.query<{ message_id: number }>(
+      set
+        ? `UPDATE messages.user_message SET flags = flags | $3 WHERE user_id = $1 AND message_id = ANY($2::bigint[]) AND (flags & $3) = 0 RETURNING message_id`
+        : `UPDATE messages.user_message SET flags = flags & ~$3 WHERE user_id = $1 AND message_id = ANY($2::bigint[]) AND (flags & $3) <> 0 RETURNING message_id`,
+      [userId, messageIds, bit],
+    );
+    return rows.map((r) => r.message_id).sort((a, b) => a - b);
+  },
+
+  /**
+   * Marks read up to `limit` of the user's unread messages, newest first, optionally only
+   * in one recipient (stream) and topic; returns the ids marked.
+   */
+  async markUnreadAsRead(q: Queryable, userId: number, opts: { limit: number; recipientId?: number; topic?: string }): Promise<number[]> {
+    // Without a stream the partial unread index alone finds the rows; the join is only paid when filtering.
+    const sql =
+      opts.recipientId === undefined
+        ? `UPDATE messages.user_message um SET flags = um.flags | 1
+           WHERE um.user_id = $1 AND um.message_id IN (
+             SELECT u.message_id FROM messages.user_message u WHERE u.user_id = $1 AND (u.flags & 1) = 0
+             ORDER BY u.message_id DESC LIMIT $2)
+           RETURNING um.message_id`
+        : `UPDATE messages.user_message um SET flags = um.flags | 1
+           WHERE um.user_id = $1 AND um.message_id IN (
+             SELECT u.message_id FROM messages.user_message u JOIN messages.message m ON m.id = u.message_id
+             WHERE u.user_id = $1 AND (u.flags & 1) = 0 AND m.recipient_id = $3 AND ($4::text IS NULL OR lower(m.topic) = lower($4))
+             ORDER BY u.message_id DESC LIMIT $2)
+           RETURNING um.message_id`;
+    const params = opts.recipientId === undefined ? [userId, opts.limit] : [userId, opts.limit, opts.recipientId, opts.topic ?? null];
+    const { rows } = await q.query<{ message_id: number }>(sql, params);
+    return rows.map((r) => r.message_id).sort((a, b) => a - b);
+  },
+
+  async hasRowsInTopic(q: Queryable, userId: number, recipientId: number, topic: string): Promise<boolean> {
+    const { rowCount } = await q.query(
+      `SELECT 1 FROM messages.message m JOIN messages.user_message um ON um.message_id = m.id AND um.user_id = $1
+       WHERE m.recipient_id = $2 AND lower(m.topic) = lower($3) LIMIT 1`,
+      [userId, recipientId, topic],
+    );
+    return (rowCount ?? 0) > 0;
+  },
+
+  /** Users who sent in a topic (topic wildcard mentions reach only them). */
+  async topicParticipants(q: Queryable, recipientId: number, topic: string): Promise<number[]> {
+    const { rows } = await q.query<{ sender_id: number }>(
+      'SELECT DISTINCT sender_id FROM messages.message WHERE recipient_id = $1 AND lower(topic) = lower($2)',
+      [recipientId, topic],
+    );
+    return rows.map((r) => r.sender_id);
+  },
+
+  async maxMessageIdFor(q: Queryable, userId: number): Promise<number> {
+    const { rows } = await q.query<{ id: number | null }>('SELECT max(message_id) AS id FROM messages.user_message WHERE user_id = $1', [userId]);
+    return rows[0]?.id ?? -1;
+  },
+
+  async findIdempotent(q: Queryable, userId: number, key: string): Promise<number | undefined> {
+    const { rows } = await q.query<{ message_id: number }>('SELECT message_id FROM messages.idempotency_key WHERE user_id = $1 AND key = $2', [userId, key]);
+    return rows[0]?.message_id;
+  },
+  /** Claims keys for messages; returns the keys that were new (the others were taken earlier). */
+  async claimIdempotencyKeys(q: Queryable, userIds: readonly number[], keys: readonly string[], messageIds: readonly number[]): Promise<Set<string>> {
+    if (keys.length === 0) return new Set();
+    const { rows } = await q.query<{ user_id: number; key: string }>(
+      `INSERT INTO messages.idempotency_key (user_id, key, message_id)
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING RETURNING user_id, key`,
+      [userIds, keys, messageIds],
+    );
+    return new Set(rows.map((r) => `${r.user_id}\u0000${r.key}`));
+  },
+};

@@ -1,0 +1,291 @@
+/**
+ * The read models this service keeps of other services' data: realms and users (users
+ * service), streams, subscribers, muted streams and topics (subscriptions service), and the
+ * recipients derived from them. Upserts are idempotent so redelivered events do no harm.
+ */
+import type { RealmRecord, StreamRecord, UserRecord } from '@zc/shared/contracts';
+import type { Queryable } from '@zc/shared/db';
+
+export interface RealmRow {
+  id: number;
+  subdomain: string;
+  url: string;
+  settings: Record<string, unknown>;
+}
+
+export interface UserRow {
+  id: number;
+  realm_id: number;
+  email: string;
+  delivery_email: string;
+  full_name: string;
+  role: number;
+  is_active: boolean;
+  is_bot: boolean;
+  bot_owner_id: number | null;
+  avatar_source: string;
+  avatar_version: number;
+  date_joined: Date;
+}
+
+export interface StreamRow {
+  id: number;
+  realm_id: number;
+  name: string;
+  invite_only: boolean;
+  is_web_public: boolean;
+  history_public_to_subscribers: boolean;
+  stream_post_policy: number;
+  is_archived: boolean;
+  recipient_id: number;
+}
+
+export const RECIPIENT_PERSONAL = 1;
+export const RECIPIENT_STREAM = 2;
+export const RECIPIENT_HUDDLE = 3;
+
+export interface RecipientRow {
+  id: number;
+  type: number;
+  type_id: number | null;
+  user_ids: number[];
+}
+
+const USER_COLS = 'id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_owner_id, avatar_source, avatar_version, date_joined';
+const STREAM_COLS = 'id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id';
+
+/** What a send needs from the read models, read in one round trip (see `sendContext`). */
+export interface SendContextRow {
+  realm: RealmRow | null;
+  sender: UserRow | null;
+  stream: StreamRow | null;
+  subscriber_ids: number[];
+}
+
+export const readModelStore = {
+  /**
+   * The realm, the sender and (for a stream message) the stream with its subscribers, in one
+   * query: the hot path of every send. Missing parts are null; callers fall back to the
+   * slower paths that ask the owning services.
+   */
+  async sendContext(q: Queryable, realmId: number, senderId: number, stream: { stream_id: number } | { name: string } | null): Promise<SendContextRow> {
+    const byId = stream && 'stream_id' in stream ? stream.stream_id : null;
+    const byName = stream && 'name' in stream ? stream.name : null;
+    const { rows } = await q.query<SendContextRow>(
+      `WITH s AS (
+         SELECT ${STREAM_COLS} FROM messages.stream
+         WHERE realm_id = $1 AND (id = $3 OR ($3 IS NULL AND lower(name) = lower($4) AND NOT is_archived)) LIMIT 1)
+       SELECT
+         (SELECT row_to_json(r) FROM (SELECT id, subdomain, url, settings FROM messages.realm WHERE id = $1) r) AS realm,
+         (SELECT row_to_json(u) FROM (SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
+         (SELECT row_to_json(s) FROM s) AS stream,
+         ARRAY(SELECT sub.user_id::int FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id) AS subscriber_ids`,
+      [realmId, senderId, byId, byName],
+    );
+    const row = rows[0] as SendContextRow;
+    if (row.sender) row.sender.date_joined = new Date(row.sender.date_joined);
+    return row;
+  },
+
+  async upsertRealm(q: Queryable, r: RealmRecord): Promise<void> {
+    await q.query(
+      `INSERT INTO messages.realm (id, subdomain, url, settings) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (id) DO UPDATE SET subdomain = EXCLUDED.subdomain, url = EXCLUDED.url, settings = EXCLUDED.settings`,
+      [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings)],
+    );
+  },
+  async findRealm(q: Queryable, realmId: number): Promise<RealmRow | undefined> {
+    const { rows } = await q.query<RealmRow>('SELECT id, subdomain, url, settings FROM messages.realm WHERE id = $1', [realmId]);
+    return rows[0];
+  },
+
+  async upsertUsers(q: Queryable, users: readonly UserRecord[]): Promise<void> {
+    if (users.length === 0) return;
+    await q.query(
+      `INSERT INTO messages.user_account (${USER_COLS})
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, realm_id bigint, email text, delivery_email text, full_name text,
+         role integer, is_active boolean, is_bot boolean, bot_owner_id bigint, avatar_source text, avatar_version integer, date_joined timestamptz)
+       ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, delivery_email = EXCLUDED.delivery_email, full_name = EXCLUDED.full_name,
+         role = EXCLUDED.role, is_active = EXCLUDED.is_active, is_bot = EXCLUDED.is_bot, bot_owner_id = EXCLUDED.bot_owner_id,
+         avatar_source = EXCLUDED.avatar_source, avatar_version = EXCLUDED.avatar_version`,
+      [JSON.stringify(users.map((u) => ({ ...u, id: u.user_id })))],
+    );
+  },
+  async usersByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<UserRow>(`SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND id = ANY($2::bigint[])`, [realmId, ids]);
+    return rows;
+  },
+  /** By display email or real address, case-insensitively. */
+  async usersByEmails(q: Queryable, realmId: number, emails: readonly string[]): Promise<UserRow[]> {
+    if (emails.length === 0) return [];
+    const lower = emails.map((e) => e.toLowerCase());
+    const { rows } = await q.query<UserRow>(
+      `SELECT ${USER_COLS} FROM messages.user_account
+       WHERE realm_id = $1 AND (lower(email) = ANY($2::text[]) OR lower(delivery_email) = ANY($2::text[]))`,
+      [realmId, lower],
+    );
+    return rows;
+  },
+  async usersByFullName(q: Queryable, realmId: number, names: readonly string[]): Promise<UserRow[]> {
+    if (names.length === 0) return [];
+    const { rows } = await q.query<UserRow>(
+      `SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND lower(full_name) = ANY($2::text[])`,
+      [realmId, names.map((n) => n.toLowerCase())],
+    );
+    return rows;
+  },
+
+  /** Inserts or updates a stream; creates its recipient the first time. */
+  async upsertStream(q: Queryable, s: StreamRecord): Promise<StreamRow> {
+    const { rows } = await q.query<StreamRow>(
+      `WITH existing AS (SELECT recipient_id FROM messages.stream WHERE id = $1),
+       new_recipient AS (
+         INSERT INTO messages.recipient (realm_id, type, type_id)
+         SELECT $2, 2, $1 WHERE NOT EXISTS (SELECT 1 FROM existing)
+         ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO NOTHING
+         RETURNING id)
+       INSERT INTO messages.stream (id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+         COALESCE((SELECT recipient_id FROM existing), (SELECT id FROM new_recipient),
+                  (SELECT id FROM messages.recipient WHERE type = 2 AND type_id = $1)))
+       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, invite_only = EXCLUDED.invite_only, is_web_public = EXCLUDED.is_web_public,
+         history_public_to_subscribers = EXCLUDED.history_public_to_subscribers, stream_post_policy = EXCLUDED.stream_post_policy,
+         is_archived = EXCLUDED.is_archived
+       RETURNING ${STREAM_COLS}`,
+      [s.stream_id, s.realm_id, s.name, s.invite_only, s.is_web_public, s.history_public_to_subscribers, s.stream_post_policy, s.is_archived],
+    );
+    return rows[0] as StreamRow;
+  },
+  async streamById(q: Queryable, realmId: number, streamId: number): Promise<StreamRow | undefined> {
+    const { rows } = await q.query<StreamRow>(`SELECT ${STREAM_COLS} FROM messages.stream WHERE realm_id = $1 AND id = $2`, [realmId, streamId]);
+    return rows[0];
+  },
+  async streamByName(q: Queryable, realmId: number, name: string): Promise<StreamRow | undefined> {
+    const { rows } = await q.query<StreamRow>(
+      `SELECT ${STREAM_COLS} FROM messages.stream WHERE realm_id = $1 AND lower(name) = lower($2) AND NOT is_archived`,
+      [realmId, name],
+    );
+    return rows[0];
+  },
+  async streamsByRecipientIds(q: Queryable, recipientIds: readonly number[]): Promise<StreamRow[]> {
+    if (recipientIds.length === 0) return [];
+    const { rows } = await q.query<StreamRow>(`SELECT ${STREAM_COLS} FROM messages.stream WHERE recipient_id = ANY($1::bigint[])`, [recipientIds]);
+    return rows;
+  },
+  async streamsByIds(q: Queryable, ids: readonly number[]): Promise<StreamRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<StreamRow>(`SELECT ${STREAM_COLS} FROM messages.stream WHERE id = ANY($1::bigint[])`, [ids]);
+    return rows;
+  },
+  /** Recipients of public streams of a realm (streams:public). */
+  async publicStreamRecipients(q: Queryable, realmId: number): Promise<number[]> {
+    const { rows } = await q.query<{ recipient_id: number }>('SELECT recipient_id FROM messages.stream WHERE realm_id = $1 AND NOT invite_only', [realmId]);
+    return rows.map((r) => r.recipient_id);
+  },
+  /**
+   * Recipients of the realm's streams the user may not read now: private streams they are
+   * not subscribed to, and for guests every stream they are not subscribed to. Queries over
+   * per-user rows exclude these (CVE-2024-27286).
+   */
+  async inaccessibleStreamRecipients(q: Queryable, realmId: number, userId: number, isGuest: boolean): Promise<number[]> {
+    const { rows } = await q.query<{ recipient_id: number }>(
+      `SELECT s.recipient_id FROM messages.stream s
+       WHERE s.realm_id = $1 AND (s.invite_only OR $3::boolean)
+         AND NOT EXISTS (SELECT 1 FROM messages.subscriber sub WHERE sub.stream_id = s.id AND sub.user_id = $2)`,
+      [realmId, userId, isGuest],
+    );
+    return rows.map((r) => r.recipient_id);
+  },
+
+  async addSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
+    if (userIds.length === 0) return;
+    await q.query(
+      `INSERT INTO messages.subscriber (stream_id, user_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`,
+      [streamId, userIds],
+    );
+  },
+  async removeSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
+    await q.query('DELETE FROM messages.subscriber WHERE stream_id = $1 AND user_id = ANY($2::bigint[])', [streamId, userIds]);
+  },
+  /** Makes the subscriber set exactly `userIds` (an authoritative answer from the owner). */
+  async replaceSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
+    await q.query('DELETE FROM messages.subscriber WHERE stream_id = $1 AND NOT (user_id = ANY($2::bigint[]))', [streamId, userIds]);
+    await this.addSubscribers(q, streamId, userIds);
+  },
+  async subscriberIds(q: Queryable, streamId: number): Promise<number[]> {
+    const { rows } = await q.query<{ user_id: number }>('SELECT user_id FROM messages.subscriber WHERE stream_id = $1', [streamId]);
+    return rows.map((r) => r.user_id);
+  },
+  async isSubscribed(q: Queryable, streamId: number, userId: number): Promise<boolean> {
+    const { rowCount } = await q.query('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [streamId, userId]);
+    return (rowCount ?? 0) > 0;
+  },
+  async setSubscriptionMuted(q: Queryable, streamId: number, userId: number, muted: boolean): Promise<void> {
+    await q.query('UPDATE messages.subscriber SET is_muted = $3 WHERE stream_id = $1 AND user_id = $2', [streamId, userId, muted]);
+  },
+  async setUserTopic(q: Queryable, userId: number, streamId: number, topic: string, policy: number): Promise<void> {
+    if (policy === 0) {
+      await q.query('DELETE FROM messages.user_topic WHERE user_id = $1 AND stream_id = $2 AND topic_key = lower($3)', [userId, streamId, topic]);
+      return;
+    }
+    await q.query(
+      `INSERT INTO messages.user_topic (user_id, stream_id, topic_key, visibility_policy) VALUES ($1, $2, lower($3), $4)
+       ON CONFLICT (user_id, stream_id, topic_key) DO UPDATE SET visibility_policy = EXCLUDED.visibility_policy`,
+      [userId, streamId, topic, policy],
+    );
+  },
+
+  /** The personal recipient of each user, created when missing. */
+  async personalRecipients(q: Queryable, realmId: number, userIds: readonly number[]): Promise<Map<number, number>> {
+    await q.query(
+      `INSERT INTO messages.recipient (realm_id, type, type_id, user_ids)
+       SELECT $1, 1, u, ARRAY[u] FROM unnest($2::bigint[]) AS u
+       ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO NOTHING`,
+      [realmId, userIds],
+    );
+    const { rows } = await q.query<{ id: number; type_id: number }>(
+      'SELECT id, type_id FROM messages.recipient WHERE type = 1 AND type_id = ANY($1::bigint[])',
+      [userIds],
+    );
+    return new Map(rows.map((r) => [r.type_id, r.id]));
+  },
+  /** Existing personal recipients only (for narrows: a missing one means no messages). */
+  async findPersonalRecipients(q: Queryable, userIds: readonly number[]): Promise<Map<number, number>> {
+    const { rows } = await q.query<{ id: number; type_id: number }>(
+      'SELECT id, type_id FROM messages.recipient WHERE type = 1 AND type_id = ANY($1::bigint[])',
+      [userIds],
+    );
+    return new Map(rows.map((r) => [r.type_id, r.id]));
+  },
+  /** The group-DM recipient of exactly these users (sorted), created when missing. */
+  async huddleRecipient(q: Queryable, realmId: number, sortedUserIds: readonly number[]): Promise<number> {
+    const { rows } = await q.query<{ id: number }>(
+      `WITH ins AS (
+         INSERT INTO messages.recipient (realm_id, type, user_ids) VALUES ($1, 3, $2::bigint[])
+         ON CONFLICT (realm_id, user_ids) WHERE type = 3 DO NOTHING RETURNING id)
+       SELECT id FROM ins UNION ALL SELECT id FROM messages.recipient WHERE realm_id = $1 AND type = 3 AND user_ids = $2::bigint[]`,
+      [realmId, sortedUserIds],
+    );
+    return (rows[0] as { id: number }).id;
+  },
+  async findHuddleRecipient(q: Queryable, realmId: number, sortedUserIds: readonly number[]): Promise<number | undefined> {
+    const { rows } = await q.query<{ id: number }>('SELECT id FROM messages.recipient WHERE realm_id = $1 AND type = 3 AND user_ids = $2::bigint[]', [
+      realmId,
+      sortedUserIds,
+    ]);
+    return rows[0]?.id;
+  },
+  async huddlesIncluding(q: Queryable, realmId: number, userIds: readonly number[]): Promise<number[]> {
+    const { rows } = await q.query<{ id: number }>('SELECT id FROM messages.recipient WHERE realm_id = $1 AND type = 3 AND user_ids @> $2::bigint[]', [
+      realmId,
+      userIds,
+    ]);
+    return rows.map((r) => r.id);
+  },
+  async recipientsByIds(q: Queryable, ids: readonly number[]): Promise<RecipientRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<RecipientRow>('SELECT id, type, type_id, user_ids::int[] AS user_ids FROM messages.recipient WHERE id = ANY($1::bigint[])', [ids]);
+    return rows;
+  },
+};

@@ -1,0 +1,39 @@
+import t from 'tap';
+import { parseNarrow, searchTerms } from '../../src/lib/narrow.js';
+
+t.test('both forms, aliases, negation', async (t) => {
+  t.same(parseNarrow([['stream', 'Denmark'], { operator: 'topic', operand: 'x', negated: true }]), [
+    { operator: 'stream', operand: 'Denmark', negated: false },
+    { operator: 'topic', operand: 'x', negated: true },
+  ]);
+  t.same(parseNarrow([['channel', 'a'], ['subject', 'b'], ['pm-with', 'c@x'], ['channels', 'public'], ['-sender', '4']]).map((x) => [x.operator, x.negated]), [
+    ['stream', false],
+    ['topic', false],
+    ['dm', false],
+    ['streams', false],
+    ['sender', true],
+  ]);
+  t.same(parseNarrow([{ operator: 'dm', operand: [4, 5] }])[0]?.operand, [4, 5]);
+  t.same(parseNarrow([['id', '42']])[0]?.operand, 42);
+  t.same(parseNarrow(undefined), []);
+  t.same(searchTerms(parseNarrow([['search', 'a b'], { operator: 'search', operand: 'c', negated: true }])), ['a b']);
+});
+
+t.test('everything unsupported is an error, never ignored', async (t) => {
+  const bad: Array<[unknown, string]> = [
+    [[['in', 'home']], 'Invalid narrow operator: unknown operator in'],
+    [[['is', 'muted']], "Invalid narrow operator: unknown 'is' operand muted"],
+    [[['has', 'reaction']], "Invalid narrow operator: unknown 'has' operand reaction"],
+    [[['streams', 'web-public']], 'Invalid narrow operator: unknown streams operand web-public'],
+    [[['near', 'x']], 'Invalid narrow operator: Invalid message ID'],
+    [[{ operator: 'stream', operand: { a: 1 } }], 'Invalid narrow operator: invalid operand for stream'],
+    [[{ operator: 'is', operand: 5 }], 'Invalid narrow operator: invalid operand for is'],
+    [[{ operator: 'stream', operand: 'x', negated: 'yes' }], 'Invalid narrow'],
+    [[['stream']], 'Invalid narrow'],
+    ['stream', 'Invalid narrow'],
+    [[5], 'Invalid narrow'],
+  ];
+  for (const [narrow, msg] of bad) {
+    t.throws(() => parseNarrow(narrow), { name: 'AppError', code: 'BAD_REQUEST', message: msg }, msg);
+  }
+});

@@ -1,0 +1,31 @@
+/**
+ * Stream statistics from the messages service's message.sent events (spec 2.5's
+ * first_message_id and stream_weekly_traffic). Counts are at-least-once: a redelivered event
+ * (the service stopped between commit and acknowledgement) counts twice, which a weekly
+ * average tolerates; first_message_id is exact.
+ */
+import type { MessageSent } from '@zc/shared/contracts';
+import { transaction } from '@zc/shared/db';
+import type { SubscriptionsDeps } from '../deps.js';
+import { isoDay } from '../lib/stream-view.js';
+import { streamStatsStore, TRAFFIC_WINDOW_DAYS } from '../store/stream-stats-store.js';
+import { streamStore } from '../store/stream-store.js';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+let lastPrunedDay = '';
+
+export async function recordMessageSent(deps: SubscriptionsDeps, m: MessageSent): Promise<void> {
+  const streamId = m.stream_id;
+  if (streamId === null) return;
+  await transaction(deps.pool, async (tx) => {
+    // A stream this service does not know (another realm's id, or deleted) has no statistics.
+    if (!(await streamStore.findById(tx, m.realm_id, streamId))) return;
+    await streamStatsStore.recordMessage(tx, streamId, m.message_id, isoDay(new Date(m.timestamp * 1000)));
+  });
+  const today = isoDay();
+  if (today !== lastPrunedDay) {
+    lastPrunedDay = today;
+    await streamStatsStore.pruneBefore(deps.pool, isoDay(new Date(Date.now() - (TRAFFIC_WINDOW_DAYS + 1) * DAY_MS)));
+  }
+}

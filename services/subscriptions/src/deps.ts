@@ -1,0 +1,27 @@
+import type { Bus } from '@zc/shared/bus';
+import type { Pool } from '@zc/shared/db';
+import type { Logger } from '@zc/shared/logging';
+
+/** Settings of this service beyond the shared ones. */
+export interface SubscriptionsSettings {
+  /**
+   * Zulip's WEB_PUBLIC_STREAMS_ENABLED server setting: without it no stream can be made
+   * web-public, whatever the realm says. Off unless ZC_WEB_PUBLIC_STREAMS_ENABLED=true.
+   */
+  webPublicStreamsEnabled: boolean;
+}
+
+export function loadSubscriptionsSettings(env = process.env): SubscriptionsSettings {
+  return { webPublicStreamsEnabled: env.ZC_WEB_PUBLIC_STREAMS_ENABLED === 'true' };
+}
+
+/** Everything the subscriptions service's actions and queries need, built once at start. */
+export interface SubscriptionsDeps {
+  pool: Pool;
+  bus: Bus;
+  log: Logger;
+  settings: SubscriptionsSettings;
+}
+
+/** The schema this service owns; also the name its outbox rows are written under. */
+export const SCHEMA = 'subscriptions';

@@ -1,0 +1,49 @@
+/**
+ * The client events this service produces (api-notes §2.3), built as plain objects for
+ * eventsInbox.notify. Recipients are chosen by the actions.
+ */
+import type { UserTopicRow } from '../store/user-topic-store.js';
+import { unixSeconds } from './stream-view.js';
+
+export type ClientEvent = Record<string, unknown>;
+
+export const streamCreateEvent = (streams: Array<Record<string, unknown>>): ClientEvent => ({ type: 'stream', op: 'create', streams });
+
+export const subscriptionAddEvent = (subscriptions: Array<Record<string, unknown>>): ClientEvent => ({
+  type: 'subscription',
+  op: 'add',
+  subscriptions,
+});
+
+export const subscriptionRemoveEvent = (streams: Array<{ stream_id: number; name: string }>): ClientEvent => ({
+  type: 'subscription',
+  op: 'remove',
+  subscriptions: streams.map((s) => ({ name: s.name, stream_id: s.stream_id })),
+});
+
+/** peer_add / peer_remove with the plural fields of feature level 35 and later. */
+export const peerEvent = (op: 'peer_add' | 'peer_remove', streamIds: readonly number[], userIds: readonly number[]): ClientEvent => ({
+  type: 'subscription',
+  op,
+  stream_ids: [...streamIds].sort((a, b) => a - b),
+  user_ids: [...userIds].sort((a, b) => a - b),
+});
+
+export const subscriptionUpdateEvent = (streamId: number, property: string, value: unknown): ClientEvent => ({
+  type: 'subscription',
+  op: 'update',
+  stream_id: streamId,
+  property,
+  value,
+});
+
+export const userTopicEvent = (t: Pick<UserTopicRow, 'stream_id' | 'topic_name' | 'last_updated'>, visibilityPolicy: number): ClientEvent => ({
+  type: 'user_topic',
+  stream_id: t.stream_id,
+  topic_name: t.topic_name,
+  last_updated: unixSeconds(t.last_updated),
+  visibility_policy: visibilityPolicy,
+});
+
+/** The legacy event: the user's whole muted list as [stream name, topic, timestamp]. */
+export const mutedTopicsEvent = (muted: Array<[string, string, number]>): ClientEvent => ({ type: 'muted_topics', muted_topics: muted });

@@ -1,0 +1,53 @@
+/**
+ * Account changes that take credentials away: deactivating a user and replacing an API key.
+ * Each announces itself through the outbox, and the gateway drops its cached credentials for
+ * the user on every replica when the event arrives (gateway plugins/auth.ts), so the old
+ * key stops working everywhere within one event delivery.
+ */
+import { eventsInbox, usersEvents } from '@zc/shared/contracts';
+import { badRequest } from '@zc/shared/errors';
+import { transaction } from '@zc/shared/db';
+import { addToOutbox } from '@zc/shared/outbox';
+import { realmHostOf, type UsersDeps } from '../deps.js';
+import { generateApiKey } from '../lib/credentials.js';
+import { toUserRecord } from '../lib/user-view.js';
+import { realmStore } from '../store/realm-store.js';
+import { userStore } from '../store/user-store.js';
+
+const noSuchUser = () => badRequest('No such user');
+
+/**
+ * Deactivates a user of `realmId` (permission checks are the caller's). Returns false when the
+ * user was already inactive, in which case nothing is written or announced.
+ */
+export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId: number): Promise<boolean> {
+  return transaction(deps.pool, async (tx) => {
+    const realm = await realmStore.findById(tx, realmId);
+    const user = await userStore.findById(tx, realmId, userId);
+    if (!realm || !user) throw noSuchUser();
+    if (!user.is_active) return false;
+    await userStore.setActive(tx, user.id, false);
+    const updated = { ...user, is_active: false };
+    await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
+    // Zulip (since feature level 222) tells clients with realm_user update, is_active false.
+    const everyone = (await userStore.listByRealm(tx, realm.id)).filter((u) => u.is_active).map((u) => u.id);
+    await addToOutbox(tx, 'users', eventsInbox.notify, {
+      realm_id: realm.id,
+      users: everyone,
+      event: { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: false } },
+    });
+    return true;
+  });
+}
+
+/** Gives a user a new API key and returns it; the old key stops working at once. */
+export async function doRegenerateApiKey(deps: UsersDeps, realmId: number, userId: number): Promise<string> {
+  const apiKey = generateApiKey();
+  await transaction(deps.pool, async (tx) => {
+    const user = await userStore.findById(tx, realmId, userId);
+    if (!user) throw noSuchUser();
+    await userStore.setApiKey(tx, user.id, deps.vault.lookupHash(apiKey), deps.vault.encrypt(apiKey));
+    await addToOutbox(tx, 'users', usersEvents.apiKeyChanged, { realm_id: realmId, user_id: user.id });
+  });
+  return apiKey;
+}

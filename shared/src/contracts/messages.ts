@@ -1,0 +1,193 @@
+/**
+ * The messages service: messages, per-user flags and read state (schema `messages`).
+ *
+ * Client events it writes to `eventsInbox.notify` (contracts/events.ts):
+ *
+ * 1. `message`, one notify per sent message:
+ *    `{realm_id, users: [{id, flags}], event: {type: 'message', message: MessageEventMessage},
+ *      sender_queue_id?, local_id?}`.
+ *    `users` holds every recipient with that user's flags (spec 2.9); the sender comes first.
+ *    `event.message` is the Message of spec 2.2 as a queue with apply_markdown=true and
+ *    client_gravatar=false would see it (`content` rendered HTML, `content_type` text/html,
+ *    `avatar_url` always a URL), plus the keys in `MESSAGE_EVENT_PRIVATE_KEYS` that let the
+ *    events service finalise it per queue. The events service must call
+ *    `finaliseMessageForQueue` (below) for every queue: it applies apply_markdown and
+ *    client_gravatar, drops the private keys, and the caller adds `flags` (from `users`)
+ *    and `local_message_id` (only for the queue whose id is `sender_queue_id`).
+ *
+ * 2. `update_message_flags` (api-notes §2.3), to the acting user only:
+ *    add:    `{type, op: 'add', operation: 'add', flag, messages: int[], all: false}`
+ *    remove: the same with op/operation 'remove', and for flag `read` also
+ *            `message_details: {"<id>": {type: 'stream', stream_id, topic, unmuted_stream_msg,
+ *            mentioned?: true} | {type: 'private', user_ids: int[] (the others), mentioned?: true}}`.
+ *    mark_all_as_read sends one `add`/`read` event per batch with that batch's ids.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { event, rpc } from '../bus/contract.js';
+import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
+
+/** Keys of a message event's `message` that are for the events service only. */
+export const MESSAGE_EVENT_PRIVATE_KEYS = ['raw_content', 'sender_delivery_email', 'sender_avatar_source', 'sender_avatar_version'] as const;
+
+/**
+ * The `message` of a message event as the messages service writes it. Besides spec 2.2:
+ * - `raw_content`: the Markdown source, the `content` of queues with apply_markdown=false;
+ * - `sender_delivery_email`, `sender_avatar_source` ('G' = gravatar, 'U' = uploaded),
+ *   `sender_avatar_version`: decide whether a client_gravatar queue gets `avatar_url: null`.
+ */
+export const MessageEventMessage = Type.Object(
+  {
+    id: Type.Integer(),
+    type: Type.Union([Type.Literal('stream'), Type.Literal('private')]),
+    content: Type.String(),
+    content_type: Type.String(),
+    subject: Type.String(),
+    stream_id: Type.Optional(Type.Integer()),
+    display_recipient: Type.Union([
+      Type.String(),
+      Type.Array(Type.Object({ id: Type.Integer(), email: Type.String(), full_name: Type.String(), is_mirror_dummy: Type.Boolean() })),
+    ]),
+    recipient_id: Type.Integer(),
+    sender_id: Type.Integer(),
+    sender_email: Type.String(),
+    sender_full_name: Type.String(),
+    sender_realm_str: Type.String(),
+    avatar_url: Type.Union([Type.String(), Type.Null()]),
+    client: Type.String(),
+    timestamp: Type.Integer(),
+    is_me_message: Type.Boolean(),
+    reactions: Type.Array(JsonObject),
+    submessages: Type.Array(JsonObject),
+    topic_links: Type.Array(Type.Object({ text: Type.String(), url: Type.String() })),
+    raw_content: Type.String(),
+    sender_delivery_email: Type.String(),
+    sender_avatar_source: Type.String(),
+    sender_avatar_version: Type.Integer(),
+  },
+  { additionalProperties: true },
+);
+export type MessageEventMessage = Static<typeof MessageEventMessage>;
+
+/**
+ * The Message a queue receives, from the message event's `message`: raw Markdown for
+ * apply_markdown=false; avatar_url null for client_gravatar=true when the sender uses
+ * gravatar and everyone may see the address it hashes (the users service's rule). Pure;
+ * returns a new object without the private keys.
+ */
+export function finaliseMessageForQueue(
+  message: Record<string, unknown>,
+  queue: { apply_markdown: boolean; client_gravatar: boolean },
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...message };
+  if (!queue.apply_markdown) {
+    out.content = message.raw_content;
+    out.content_type = 'text/x-markdown';
+  }
+  if (queue.client_gravatar && message.sender_avatar_source === 'G' && message.sender_email === message.sender_delivery_email) {
+    out.avatar_url = null;
+  }
+  for (const k of MESSAGE_EVENT_PRIVATE_KEYS) delete out[k];
+  return out;
+}
+
+/**
+ * A narrow as the client sent it (decoded JSON): a list of `{operator, operand, negated?}`
+ * objects or `[operator, operand]` pairs (spec 2.8). The service checks it, so that a
+ * malformed narrow gets Zulip's error rather than a contract failure.
+ */
+export const Narrow = Type.Unknown();
+
+const Done = Type.Object({});
+
+export const messagesRpc = {
+  /**
+   * POST /messages (spec 4.2). `to` is what the client sent (text, or already-decoded JSON);
+   * `client` the client name; `idempotency_key` the Idempotency-Key header.
+   */
+  send: rpc('messages.v1.send', {
+    request: Type.Object({
+      actor: Actor,
+      client: Type.String(),
+      type: Type.String(),
+      to: Type.Unknown(),
+      content: Type.String(),
+      topic: Type.Optional(Type.String()),
+      queue_id: Type.Optional(Type.String()),
+      local_id: Type.Optional(Type.String()),
+      read_by_sender: Type.Optional(Type.Boolean()),
+      idempotency_key: Type.Optional(Type.String()),
+    }),
+    reply: Type.Object({ id: Type.Integer() }),
+  }),
+  /** GET /messages (spec 4.9). `anchor` as sent (integer or string), null when absent. */
+  list: rpc('messages.v1.list', {
+    request: Type.Object({
+      actor: Actor,
+      anchor: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
+      include_anchor: Type.Boolean(),
+      num_before: Type.Integer(),
+      num_after: Type.Integer(),
+      narrow: Narrow,
+      apply_markdown: Type.Boolean(),
+      client_gravatar: Type.Boolean(),
+      use_first_unread_anchor: Type.Boolean(),
+    }),
+    reply: JsonObject,
+  }),
+  /** GET /messages/{message_id}: one message the caller may read. */
+  getOne: rpc('messages.v1.get_one', {
+    request: Type.Object({ actor: Actor, message_id: Type.Integer(), apply_markdown: Type.Boolean() }),
+    reply: Type.Object({ message: JsonObject, raw_content: Type.String() }),
+  }),
+  /** GET /messages/matches_narrow (spec 4.7). */
+  matchesNarrow: rpc('messages.v1.matches_narrow', {
+    request: Type.Object({ actor: Actor, msg_ids: Type.Array(Type.Integer()), narrow: Narrow }),
+    reply: Type.Object({ messages: Type.Record(Type.String(), Type.Object({ match_content: Type.String(), match_subject: Type.String() })) }),
+  }),
+  /** POST /messages/flags (spec 4.17). */
+  updateFlags: rpc('messages.v1.update_flags', {
+    request: Type.Object({ actor: Actor, messages: Type.Array(Type.Integer()), op: Type.String(), flag: Type.String() }),
+    reply: Type.Object({ messages: Type.Array(Type.Integer()) }),
+  }),
+  /** POST /mark_all_as_read (spec 4.3); `complete` false means the time limit ran out (partially_completed). */
+  markAllAsRead: rpc('messages.v1.mark_all_as_read', {
+    request: Type.Object({ actor: Actor }),
+    reply: Type.Object({ complete: Type.Boolean() }),
+  }),
+  /** POST /mark_stream_as_read (spec 4.4). */
+  markStreamAsRead: rpc('messages.v1.mark_stream_as_read', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Done,
+  }),
+  /** POST /mark_topic_as_read (spec 4.5). */
+  markTopicAsRead: rpc('messages.v1.mark_topic_as_read', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer(), topic_name: Type.String() }),
+    reply: Done,
+  }),
+  /**
+   * /register's message state: `max_message_id` (fetch `message`), `unread_msgs` (`message`
+   * and `update_message_flags`), `starred_messages`, `recent_private_conversations`.
+   */
+  registerState: rpc('messages.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  /** The newest message id the user received (-1 if none), for GET /users/me's `max_message_id`. */
+  maxMessageId: rpc('messages.v1.max_message_id', {
+    request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() }),
+    reply: Type.Object({ max_message_id: Type.Integer() }),
+  }),
+} as const;
+
+export const MessageSent = Type.Object({
+  realm_id: Type.Integer(),
+  message_id: Type.Integer(),
+  /** null for direct messages. */
+  stream_id: Type.Union([Type.Integer(), Type.Null()]),
+  sender_id: Type.Integer(),
+  /** UNIX seconds. */
+  timestamp: Type.Integer(),
+});
+export type MessageSent = Static<typeof MessageSent>;
+
+export const messagesEvents = {
+  /** A message was stored (subscriptions counts first_message_id and weekly traffic from it). */
+  messageSent: event('messages.evt.v1.message.sent', MessageSent),
+} as const;

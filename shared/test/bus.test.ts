@@ -1,0 +1,58 @@
+/**
+ * Request/reply edge cases of the bus over real NATS: what the caller sees when the request
+ * or the reply is too large for the server's max_payload, and when nobody serves the subject.
+ */
+import t from 'tap';
+import { Type } from '@sinclair/typebox';
+import { Bus, rpc } from '../src/bus/index.js';
+import { AppError } from '../src/errors/index.js';
+import { createLogger } from '../src/logging/index.js';
+import { testEnv } from '../src/testing/index.js';
+
+const echo = rpc('bustest.v1.echo', {
+  request: Type.Object({ text: Type.String(), times: Type.Integer() }),
+  reply: Type.Object({ text: Type.String() }),
+});
+const nobody = rpc('bustest.v1.nobody', { request: Type.Object({}), reply: Type.Object({}) });
+
+t.test('bus request/reply limits', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'bus-test', level: 'silent' });
+  const connect = (name: string) => Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name, log, defaultTimeoutMs: 5000 });
+  const server = await connect('bus-test-server');
+  const client = await connect('bus-test-client');
+  t.teardown(async () => {
+    await client.close();
+    await server.close();
+  });
+  server.serve(echo, async (r) => ({ text: r.text.repeat(r.times) }));
+  await server.nc.flush();
+  const maxPayload = client.nc.info?.max_payload ?? 0;
+  t.ok(maxPayload > 0, `server max_payload ${maxPayload}`);
+
+  t.test('an ordinary round trip', async (t) => {
+    t.same(await client.request(echo, { text: 'ab', times: 3 }), { text: 'ababab' });
+  });
+
+  t.test('a request over max_payload is the caller\'s 413, refused before sending', async (t) => {
+    const started = Date.now();
+    const err = await client.request(echo, { text: 'x'.repeat(maxPayload), times: 1 }).catch((e: unknown) => e);
+    t.ok(err instanceof AppError);
+    t.match(err, { code: 'PAYLOAD_TOO_LARGE', httpStatus: 413, message: 'Request body too large' });
+    t.ok(Date.now() - started < 1000, 'at once');
+  });
+
+  t.test('a reply over max_payload is a 500 at once, and the server lives on', async (t) => {
+    const started = Date.now();
+    const err = await client.request(echo, { text: 'y', times: maxPayload + 1 }).catch((e: unknown) => e);
+    t.match(err, { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, message: 'Internal server error' });
+    t.ok(Date.now() - started < 2000, `not after the 5 s timeout (${Date.now() - started} ms)`);
+    t.same(await client.request(echo, { text: 'ok', times: 1 }), { text: 'ok' }, 'still serving');
+  });
+
+  t.test('no responder is a 503 at once, not a timeout', async (t) => {
+    const started = Date.now();
+    await t.rejects(client.request(nobody, {}), { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, message: 'Service temporarily unavailable, try again' });
+    t.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+  });
+});

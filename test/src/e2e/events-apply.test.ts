@@ -1,0 +1,126 @@
+/**
+ * Modelled on Zulip's test_events: for each action, the events a queue receives, applied to
+ * that queue's /register state, must give exactly the state a fresh /register returns. This
+ * checks at once that every action sends the events it should, with the right shapes, and
+ * that /register and the events agree.
+ */
+import t, { type Test } from 'tap';
+import type { ApiClient, Params } from '../client.js';
+import { startSystem, type System } from '../harness.js';
+import { QueuePoller, applyEvent, comparable, register, type ClientEvent } from './events-support.js';
+
+/** Waits until the queue has been quiet for a while (events of one action may come from several services). */
+async function settle(sys: System, poller: QueuePoller): Promise<ClientEvent[]> {
+  const out: ClientEvent[] = [];
+  let quiet = 0;
+  while (quiet < 3) {
+    await sys.flushOutboxes();
+    await new Promise((r) => setTimeout(r, 120));
+    const got = await poller.drain();
+    out.push(...got);
+    quiet = got.length === 0 ? quiet + 1 : 0;
+  }
+  return out;
+}
+
+interface Check {
+  /** Register parameters of both the watched queue and the fresh one. */
+  params?: Params;
+  /** Event types the action must have produced, in order of first appearance. */
+  expect: string[];
+}
+
+async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Promise<unknown>, check: Check): Promise<ClientEvent[]> {
+  const { poller, state } = await QueuePoller.register(c, check.params);
+  await action();
+  const events = await settle(sys, poller);
+  const types = [...new Set(events.map((e) => (e.op ? `${e.type}/${e.op}` : e.type)))];
+  t.same(types, check.expect, `events: ${types.join(', ')}`);
+  const applied = structuredClone(state);
+  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true });
+  const fresh = await register(c, check.params);
+  t.same(comparable(applied), comparable(fresh), 'applied events equal a fresh register');
+  await c.delete('/events', { queue_id: poller.queueId });
+  await c.delete('/events', { queue_id: fresh.queue_id });
+  return events;
+}
+
+t.test('events applied to register state equal a fresh register', async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet, iago, othello } = sys.people;
+  const h = sys.client(hamlet);
+  // client_gravatar=false: the users service sends avatar URLs in realm_user events.
+  const base: Params = { client_gravatar: false, apply_markdown: true };
+
+  t.test('drafts add, update, remove', async (t) => {
+    let id = 0;
+    await verifyAction(t, sys, h, async () => {
+      id = ((await h.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'one' }, { type: 'private', to: [othello.user_id], topic: '', content: 'two' }] })).body.ids as number[])[0] as number;
+    }, { params: base, expect: ['drafts/add'] });
+    await verifyAction(t, sys, h, () => h.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'one, edited' } }), { params: base, expect: ['drafts/update'] });
+    await verifyAction(t, sys, h, () => h.delete(`/drafts/${id}`), { params: base, expect: ['drafts/remove'] });
+  });
+
+  t.test('realm_user add (POST /users)', async (t) => {
+    await verifyAction(t, sys, h, () => sys.client(iago).post('/users', { email: 'laertes@zulip.test', password: 'laertes-pw-123', full_name: 'Laertes' }), {
+      params: { ...base, event_types: ['realm_user'] },
+      expect: ['realm_user/add'],
+    });
+  });
+
+  t.test('subscribing to a new stream, muting it, muting a topic, leaving it', async (t) => {
+    // With notification_settings_null the state keeps the nulls the events carry (Zulip FL 89 clients).
+    const params = { ...base, event_types: ['subscription', 'stream', 'user_topic'], client_capabilities: { notification_settings_null: true } };
+    await verifyAction(t, sys, h, () => h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Elsinore walls', description: 'cold' }] }), {
+      params,
+      expect: ['stream/create', 'subscription/add'],
+    });
+    const streamId = (await h.get('/get_stream_id', { stream: 'Elsinore walls' })).body.stream_id as number;
+    await verifyAction(t, sys, h, () => h.post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id: streamId, property: 'is_muted', value: true }] }), {
+      params,
+      expect: ['subscription/update'],
+    });
+    await verifyAction(t, sys, h, () => h.patch('/users/me/subscriptions/muted_topics', { stream_id: streamId, topic: 'ghosts', op: 'add' }), {
+      params,
+      expect: ['user_topic'],
+    });
+    await verifyAction(t, sys, h, () => h.delete('/users/me/subscriptions', { subscriptions: ['Elsinore walls'] }), {
+      params,
+      expect: ['subscription/remove'],
+    });
+  });
+
+  t.test('another user joining a stream (include_subscribers)', async (t) => {
+    await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }] });
+    await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }] }), {
+      params: { ...base, event_types: ['subscription'], include_subscribers: true },
+      expect: ['subscription/peer_add'],
+    });
+  });
+
+  t.test('a stream message, then reading it', async (t) => {
+    await sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }] });
+    await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }] });
+    const params = { ...base, event_types: ['message', 'update_message_flags'] };
+    let messageId = 0;
+    const [event] = await verifyAction(t, sys, h, async () => {
+      const r = await sys.client(othello).post('/messages', { type: 'stream', to: 'Verona', topic: 'tidings', content: 'The **king** is dead' });
+      messageId = r.body.id as number;
+    }, { params, expect: ['message'] });
+    t.match(event, { type: 'message', flags: [], message: { id: messageId, content: /^<p>The .*king.* is dead<\/p>$/, content_type: 'text/html', subject: 'tidings' } });
+    await verifyAction(t, sys, h, () => h.post('/messages/flags', { messages: [messageId], op: 'add', flag: 'read' }), { params, expect: ['update_message_flags/add'] });
+    await verifyAction(t, sys, h, () => h.post('/messages/flags', { messages: [messageId], op: 'add', flag: 'starred' }), {
+      params: { ...params, fetch_event_types: ['message', 'update_message_flags', 'starred_messages'] },
+      expect: ['update_message_flags/add'],
+    });
+  });
+
+  t.test('a direct message with apply_markdown=false', async (t) => {
+    const params = { client_gravatar: false, apply_markdown: false, event_types: ['message'] };
+    const [event] = await verifyAction(t, sys, h, () => sys.client(othello).post('/messages', { type: 'private', to: JSON.stringify([hamlet.user_id]), content: 'A *private* word' }), {
+      params,
+      expect: ['message'],
+    });
+    t.match(event, { message: { content: 'A *private* word', content_type: 'text/x-markdown', type: 'private' } });
+  });
+});

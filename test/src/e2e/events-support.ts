@@ -1,0 +1,270 @@
+/**
+ * Helpers for the events tests: a queue poller that behaves like a real client (tracks
+ * last_event_id, skips heartbeats when asked), and `applyEvent`, the client-side application
+ * of events to /register state that Zulip's test_events compares with a fresh /register.
+ */
+import type { ApiClient, Params } from '../client.js';
+
+export type Json = Record<string, unknown>;
+export type ClientEvent = Json & { id: number; type: string };
+
+/** POST /register; throws unless it succeeds. */
+export async function register(c: ApiClient, params: Params = {}): Promise<Json & { queue_id: string; last_event_id: number }> {
+  const r = await c.post('/register', params);
+  if (r.body.result !== 'success') throw new Error(`register failed: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body as unknown as Json & { queue_id: string; last_event_id: number };
+}
+
+/** One client's view of a queue: polls, acknowledges what it received, keeps every event. */
+export class QueuePoller {
+  lastEventId: number;
+  readonly received: ClientEvent[] = [];
+
+  constructor(
+    readonly client: ApiClient,
+    readonly queueId: string,
+    lastEventId: number,
+  ) {
+    this.lastEventId = lastEventId;
+  }
+
+  static async register(c: ApiClient, params: Params = {}): Promise<{ poller: QueuePoller; state: Json }> {
+    const state = await register(c, params);
+    return { poller: new QueuePoller(c, state.queue_id, state.last_event_id), state };
+  }
+
+  /** One GET /events; records and acknowledges (on the next call) what it returns. */
+  async poll(o: { dontBlock?: boolean; signal?: AbortSignal } = {}): Promise<ClientEvent[]> {
+    const r = await this.client.get('/events', { queue_id: this.queueId, last_event_id: this.lastEventId, dont_block: o.dontBlock ?? false }, { signal: o.signal });
+    if (r.body.result !== 'success') throw Object.assign(new Error(`poll failed: ${r.status} ${JSON.stringify(r.body)}`), { response: r });
+    const events = (r.body.events ?? []) as ClientEvent[];
+    for (const e of events) {
+      this.lastEventId = Math.max(this.lastEventId, e.id);
+      this.received.push(e);
+    }
+    return events;
+  }
+
+  /** Polls (parking) until `count` non-heartbeat events arrived since this call, or `ms` pass. */
+  async collect(count: number, ms = 10_000): Promise<ClientEvent[]> {
+    const out: ClientEvent[] = [];
+    const deadline = Date.now() + ms;
+    while (out.length < count && Date.now() < deadline) {
+      const ctrl = new AbortController();
+      const timer = setTimeout(() => ctrl.abort(), Math.max(1, deadline - Date.now()));
+      try {
+        out.push(...(await this.poll({ signal: ctrl.signal })).filter((e) => e.type !== 'heartbeat'));
+      } catch (e) {
+        if (ctrl.signal.aborted) break;
+        throw e;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    return out;
+  }
+
+  /** Everything waiting now, without parking. */
+  async drain(): Promise<ClientEvent[]> {
+    return (await this.poll({ dontBlock: true })).filter((e) => e.type !== 'heartbeat');
+  }
+}
+
+const byKey = <T extends Json>(list: T[], key: string, value: unknown) => list.findIndex((x) => x[key] === value);
+
+/**
+ * Applies one event to /register state as a client would (zulip-terminal, the web app's
+ * server_events_dispatch). Covers the event types the events service delivers so far.
+ */
+export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscribers?: boolean } = {}): void {
+  const op = e.op as string | undefined;
+  switch (e.type) {
+    case 'heartbeat':
+      return;
+    case 'drafts': {
+      const drafts = state.drafts as Json[];
+      if (op === 'add') drafts.push(...(e.drafts as Json[]));
+      else if (op === 'update') drafts.splice(byKey(drafts, 'id', (e.draft as Json).id), 1, e.draft as Json);
+      else if (op === 'remove') drafts.splice(byKey(drafts, 'id', e.draft_id), 1);
+      return;
+    }
+    case 'realm_user': {
+      const person = e.person as Json;
+      const active = state.realm_users as Json[];
+      const inactive = state.realm_non_active_users as Json[];
+      if (op === 'add') active.push(person);
+      else if (op === 'remove') active.splice(byKey(active, 'user_id', person.user_id), 1);
+      else if (op === 'update') {
+        const list = byKey(active, 'user_id', person.user_id) >= 0 ? active : inactive;
+        const i = byKey(list, 'user_id', person.user_id);
+        const target = list[i] as Json;
+        Object.assign(target, person);
+        if ('is_active' in person) {
+          list.splice(i, 1);
+          (person.is_active ? active : inactive).push(target);
+        }
+      }
+      return;
+    }
+    case 'subscription': {
+      const subs = state.subscriptions as Json[];
+      if (op === 'add') {
+        for (const s of e.subscriptions as Json[]) {
+          for (const k of ['unsubscribed', 'never_subscribed']) {
+            const l = state[k] as Json[] | undefined;
+            if (l && byKey(l, 'stream_id', s.stream_id) >= 0) l.splice(byKey(l, 'stream_id', s.stream_id), 1);
+          }
+          // Zulip's events always carry subscribers; the state has them only when asked for.
+          const { subscribers, ...rest } = s;
+          subs.push(opts.include_subscribers ? { ...rest, subscribers } : rest);
+        }
+      } else if (op === 'remove') {
+        for (const s of e.subscriptions as Json[]) {
+          const i = byKey(subs, 'stream_id', s.stream_id);
+          const [gone] = subs.splice(i, 1);
+          if (gone) (state.unsubscribed as Json[] | undefined)?.push(gone);
+        }
+      } else if (op === 'update') {
+        const sub = subs[byKey(subs, 'stream_id', e.stream_id)];
+        if (sub) {
+          sub[e.property as string] = e.value;
+          if (e.property === 'in_home_view') sub.is_muted = !e.value;
+          if (e.property === 'is_muted') sub.in_home_view = !e.value;
+        }
+      } else if (op === 'peer_add' || op === 'peer_remove') {
+        for (const list of ['subscriptions', 'unsubscribed', 'never_subscribed']) {
+          for (const s of (state[list] as Json[] | undefined) ?? []) {
+            if (!(e.stream_ids as number[]).includes(s.stream_id as number) || !Array.isArray(s.subscribers)) continue;
+            const set = new Set(s.subscribers as number[]);
+            for (const u of e.user_ids as number[]) (op === 'peer_add' ? set.add(u) : set.delete(u));
+            s.subscribers = [...set].sort((a, b) => a - b);
+          }
+        }
+      }
+      return;
+    }
+    case 'stream': {
+      const streams = state.streams as Json[] | undefined;
+      if (op === 'create') streams?.push(...(e.streams as Json[]));
+      else if (op === 'delete') {
+        for (const id of (e.stream_ids as number[] | undefined) ?? (e.streams as Json[]).map((s) => s.stream_id)) {
+          for (const k of ['streams', 'subscriptions']) {
+            const l = state[k] as Json[] | undefined;
+            if (l && byKey(l, 'stream_id', id) >= 0) l.splice(byKey(l, 'stream_id', id), 1);
+          }
+        }
+      } else if (op === 'update') {
+        for (const k of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
+          const s = ((state[k] as Json[] | undefined) ?? []).find((x) => x.stream_id === e.stream_id);
+          if (!s) continue;
+          s[e.property as string] = e.value;
+          if ('rendered_description' in e) s.rendered_description = e.rendered_description;
+          if ('history_public_to_subscribers' in e) s.history_public_to_subscribers = e.history_public_to_subscribers;
+          if ('is_web_public' in e) s.is_web_public = e.is_web_public;
+        }
+      }
+      return;
+    }
+    case 'user_topic': {
+      const list = state.user_topics as Json[];
+      const i = list.findIndex((x) => x.stream_id === e.stream_id && String(x.topic_name).toLowerCase() === String(e.topic_name).toLowerCase());
+      if (i >= 0) list.splice(i, 1);
+      if (e.visibility_policy !== 0) list.push({ stream_id: e.stream_id, topic_name: e.topic_name, last_updated: e.last_updated, visibility_policy: e.visibility_policy });
+      return;
+    }
+    case 'muted_topics':
+      state.muted_topics = e.muted_topics;
+      return;
+    case 'message': {
+      const m = e.message as Json;
+      if ('max_message_id' in state) state.max_message_id = Math.max(state.max_message_id as number, m.id as number);
+      const flags = e.flags as string[];
+      const unread = state.unread_msgs as Json | undefined;
+      if (unread && !flags.includes('read')) addUnread(unread, m, flags);
+      return;
+    }
+    case 'update_message_flags': {
+      const ids = e.messages as number[];
+      if (e.flag === 'starred' && Array.isArray(state.starred_messages)) {
+        const set = new Set(state.starred_messages as number[]);
+        for (const id of ids) (op === 'add' ? set.add(id) : set.delete(id));
+        state.starred_messages = [...set].sort((a, b) => a - b);
+      }
+      if (e.flag === 'read' && op === 'add' && state.unread_msgs) removeUnread(state.unread_msgs as Json, e.all ? undefined : ids);
+      return;
+    }
+    default:
+      throw new Error(`applyEvent: no rule for ${e.type}`);
+  }
+}
+
+function addUnread(unread: Json, m: Json, flags: string[]): void {
+  unread.count = (unread.count as number) + 1;
+  if (m.type === 'stream') {
+    const streams = unread.streams as Json[];
+    let entry = streams.find((s) => s.stream_id === m.stream_id && s.topic === m.subject);
+    if (!entry) streams.push((entry = { stream_id: m.stream_id, topic: m.subject, unread_message_ids: [] }));
+    (entry.unread_message_ids as number[]).push(m.id as number);
+  } else {
+    const others = (m.display_recipient as Json[]).map((r) => r.id as number);
+    if (others.length <= 2) {
+      const pms = unread.pms as Json[];
+      const other = m.sender_id;
+      let entry = pms.find((p) => p.other_user_id === other);
+      if (!entry) pms.push((entry = { other_user_id: other, sender_id: other, unread_message_ids: [] }));
+      (entry.unread_message_ids as number[]).push(m.id as number);
+    } else {
+      const huddles = unread.huddles as Json[];
+      const key = [...others].sort((a, b) => a - b).join(',');
+      let entry = huddles.find((h) => h.user_ids_string === key);
+      if (!entry) huddles.push((entry = { user_ids_string: key, unread_message_ids: [] }));
+      (entry.unread_message_ids as number[]).push(m.id as number);
+    }
+  }
+  if (flags.includes('mentioned') || flags.includes('wildcard_mentioned')) (unread.mentions as number[]).push(m.id as number);
+}
+
+function removeUnread(unread: Json, ids: number[] | undefined): void {
+  const drop = (list: number[]) => (ids === undefined ? [] : list.filter((id) => !ids.includes(id)));
+  let count = 0;
+  for (const k of ['streams', 'pms', 'huddles']) {
+    unread[k] = (unread[k] as Json[])
+      .map((x) => ({ ...x, unread_message_ids: drop(x.unread_message_ids as number[]) }))
+      .filter((x) => {
+        count += (x.unread_message_ids as number[]).length;
+        return (x.unread_message_ids as number[]).length > 0;
+      });
+  }
+  unread.mentions = drop(unread.mentions as number[]);
+  unread.count = count;
+}
+
+/** Keys that differ between two registers by nature (queue identity, clocks). */
+const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presences', 'presence_last_update_id']);
+
+/** A comparable copy of register state: volatile keys dropped, lists of objects sorted by id, keys sorted (readable diffs). */
+export function comparable(state: Json): Json {
+  const out: Json = {};
+  for (const k of Object.keys(state).sort()) {
+    if (VOLATILE.has(k) || k === 'result' || k === 'msg') continue;
+    out[k] = normalise(state[k]);
+  }
+  return out;
+}
+
+function normalise(v: unknown): unknown {
+  if (Array.isArray(v)) return sortById(v.map(normalise));
+  if (v && typeof v === 'object') {
+    const o = v as Json;
+    return Object.fromEntries(Object.keys(o).sort().map((k) => [k, normalise(o[k])]));
+  }
+  return v;
+}
+
+function sortById(list: unknown[]): unknown[] {
+  const id = (x: unknown) => {
+    const o = x as Json;
+    return (o?.id ?? o?.user_id ?? o?.stream_id ?? 0) as number;
+  };
+  return [...list].sort((a, b) => id(a) - id(b) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
