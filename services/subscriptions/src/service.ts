@@ -14,7 +14,7 @@ export const subscriptionsService: ServiceDefinition = {
   async start(ctx) {
     const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings() };
     registerSubscriptionHandlers(ctx.bus, deps);
-    const consumers = await startConsumers(ctx.bus, deps);
-    return { stop: async () => void (await Promise.all(consumers.map((c) => c.stop()))) };
+    await startConsumers(ctx.bus, deps);
+    return undefined;
   },
 };

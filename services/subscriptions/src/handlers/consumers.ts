@@ -8,13 +8,11 @@ import { messagesEvents, usersEvents, type MessageSent, type RealmRecord, type U
 import { applyRealmRecord, applyUserRecord } from '../actions/directory.js';
 import { recordMessageSent } from '../actions/stream-stats.js';
 import type { SubscriptionsDeps } from '../deps.js';
-import { consumeDomainEvents, type ConsumerHandle } from './durable-consumer.js';
 
-export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise<ConsumerHandle[]> {
+/** Starts the durable consumers; the bus stops them when it closes. */
+export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise<void> {
   const realmSubjects = new Set([usersEvents.realmCreated.subject, usersEvents.realmUpdated.subject]);
-  const directory = await consumeDomainEvents(
-    bus,
-    deps.log,
+  await bus.consume(
     [usersEvents.realmCreated, usersEvents.realmUpdated, usersEvents.userCreated, usersEvents.userUpdated],
     { durable: 'subscriptions-directory' },
     async (subject, payload) => {
@@ -22,8 +20,7 @@ export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise
       else await applyUserRecord(deps, payload as UserRecord);
     },
   );
-  const stats = await consumeDomainEvents(bus, deps.log, [messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, async (_subject, payload) => {
+  await bus.consume([messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, async (_subject, payload) => {
     await recordMessageSent(deps, payload as MessageSent);
   });
-  return [directory, stats];
 }
