@@ -16,7 +16,7 @@ export const messagesService: ServiceDefinition = {
     const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log };
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);
-    const stopConsumers = await startReadModelConsumers(ctx.bus, ctx.log, deps, writer);
-    return { stop: stopConsumers };
+    await startReadModelConsumers(ctx.bus, deps, writer);
+    return undefined;
   },
 };

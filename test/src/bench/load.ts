@@ -233,9 +233,8 @@ export function stepVerdict(s: StepResult, p99BudgetMs: number): Ramp['stoppedBy
 export async function rampUp(targets: Targets, target: LoadTarget, o: RampOptions): Promise<Ramp> {
   const steps: StepResult[] = [];
   const first = o.rates[0];
-  if (first !== undefined && (o.warmupSeconds ?? 1) > 0) {
-    await runStep(targets, target, { rate: first, durationSeconds: o.warmupSeconds ?? 1 });
-  }
+  const warmup = o.warmupSeconds ?? 2;
+  if (first !== undefined && warmup > 0) await runStep(targets, target, { rate: first, durationSeconds: warmup });
   let maxRateHeld = 0;
   for (const rate of o.rates) {
     const s = await runStep(targets, target, { rate, durationSeconds: o.stepSeconds });

@@ -143,11 +143,19 @@ async function main(): Promise<number> {
   }
   const chosen = choose(all, cli.names);
   const startedAt = new Date();
+  const loadAtStart = os.loadavg();
+  // The budgets assume a machine doing nothing else; say so when it is not.
+  if ((loadAtStart[0] ?? 0) > os.cpus().length * 0.5) {
+    log(`warning: load average ${loadAtStart[0]?.toFixed(1)} on ${os.cpus().length} CPUs: other work will depress these figures`);
+  }
   const started = process.env.ZC_BENCH_BASE_URL ? await externalSystem() : await childSystem(cli.replicas);
   const targets = new Targets(started.sys.gatewayUrls);
   const outcomes: ScenarioOutcome[] = [];
   try {
     log(`system: ${started.sys.mode} at ${started.sys.gatewayUrls.join(', ')}`);
+    // A fresh system is still busy for a moment (consumers catching up, outboxes relaying, JIT).
+    const settleSeconds = Number(process.env.ZC_BENCH_SETTLE_SECONDS ?? (started.sys.mode === 'inprocess' ? 3 : 0));
+    if (settleSeconds > 0) await new Promise((r) => setTimeout(r, settleSeconds * 1000));
     for (const s of chosen) outcomes.push(await runScenario(s, started, targets, cli.options));
   } finally {
     await targets.close();
@@ -162,7 +170,8 @@ async function main(): Promise<number> {
       platform: `${os.platform()} ${os.release()}`,
       cpus: os.cpus().length,
       cpu_model: os.cpus()[0]?.model,
-      load_average_at_start: os.loadavg(),
+      load_average_at_start: loadAtStart,
+      load_average_at_end: os.loadavg(),
       mode: started.sys.mode,
       gateway_urls: started.sys.gatewayUrls,
       replicas: started.replicas,

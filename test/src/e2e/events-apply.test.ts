@@ -5,6 +5,8 @@
  * that /register and the events agree.
  */
 import t, { type Test } from 'tap';
+import { Value } from '@sinclair/typebox/value';
+import { clientEventSchema } from '@zc/shared/contracts/client-events';
 import type { ApiClient, Params } from '../client.js';
 import { startSystem, type System } from '../harness.js';
 import { QueuePoller, applyEvent, comparable, register, type ClientEvent } from './events-support.js';
@@ -36,6 +38,10 @@ async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Pr
   const events = await settle(sys, poller);
   const types = [...new Set(events.map((e) => (e.op ? `${e.type}/${e.op}` : e.type)))];
   t.same(types, check.expect, `events: ${types.join(', ')}`);
+  for (const e of events) {
+    const schema = clientEventSchema(e);
+    if (schema) t.ok(Value.Check(schema, e), `${e.type}/${String(e.op)} matches its schema`);
+  }
   const applied = structuredClone(state);
   for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true });
   const fresh = await register(c, check.params);

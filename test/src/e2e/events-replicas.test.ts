@@ -145,4 +145,35 @@ t.test('events with two replicas of every service', async (t) => {
       t.same(ids, [...new Set(ids)].sort((a, b) => a - b), `queue ${i}: ids grow, none repeated`);
     }
   });
+
+  t.test('a poll parked on an events replica that stops answers events: [] at once', async (t) => {
+    const { poller } = await QueuePoller.register(viaA(), { event_types: ['drafts'] });
+    const polls = [viaA().get('/events', { queue_id: poller.queueId, last_event_id: -1 })];
+    await sleep(200);
+    // Both replicas stop in turn; wherever the poll is parked, it is answered, not dropped.
+    const started = Date.now();
+    await sys.stopService('events', 0);
+    await sys.startReplica('events');
+    await sys.stopService('events', 0);
+    const r = await polls[0];
+    t.equal(r?.status, 200);
+    t.same(r?.body, { result: 'success', msg: '', events: [], queue_id: poller.queueId });
+    t.ok(Date.now() - started < 1900, 'before any heartbeat');
+    await sys.startReplica('events');
+  });
+
+  t.test('a poll parked on a gateway that stops answers events: [] instead of failing', async (t) => {
+    const { poller } = await QueuePoller.register(viaB(), { event_types: ['drafts'] });
+    const parked = viaB().get('/events', { queue_id: poller.queueId, last_event_id: -1 });
+    await sleep(200);
+    const started = Date.now();
+    await sys.stopService('gateway', 1);
+    const r = await parked;
+    t.equal(r.status, 200);
+    t.same(r.body, { result: 'success', msg: '', events: [], queue_id: poller.queueId });
+    t.ok(Date.now() - started < 1900, `the gateway stopped without waiting for the heartbeat (${Date.now() - started} ms)`);
+    await viaA().post('/drafts', draft('after the gateway left'));
+    const again = await sys.client(hamlet, { baseUrl: gwA }).get('/events', { queue_id: poller.queueId, last_event_id: -1 });
+    t.same(contentsOf(again.body.events as ClientEvent[]), ['after the gateway left'], 'the queue carries on through the other gateway');
+  });
 });

@@ -82,10 +82,20 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     case 'heartbeat':
       return;
     case 'drafts': {
+      // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
       const drafts = state.drafts as Json[];
-      if (op === 'add') drafts.push(...(e.drafts as Json[]));
-      else if (op === 'update') drafts.splice(byKey(drafts, 'id', (e.draft as Json).id), 1, e.draft as Json);
-      else if (op === 'remove') drafts.splice(byKey(drafts, 'id', e.draft_id), 1);
+      const at = (id: unknown) => {
+        const i = byKey(drafts, 'id', id);
+        if (i < 0) throw new Error(`drafts ${op}: draft ${String(id)} is not in the state`);
+        return i;
+      };
+      if (op === 'add') {
+        for (const d of e.drafts as Json[]) {
+          if (byKey(drafts, 'id', d.id) >= 0) throw new Error(`drafts add: draft ${String(d.id)} is already in the state`);
+          drafts.push(d);
+        }
+      } else if (op === 'update') drafts.splice(at((e.draft as Json).id), 1, e.draft as Json);
+      else if (op === 'remove') drafts.splice(at(e.draft_id), 1);
       return;
     }
     case 'realm_user': {

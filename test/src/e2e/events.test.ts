@@ -216,4 +216,21 @@ t.test('event queues', async (t) => {
     await h.post('/drafts', { drafts: [streamDraft('new queue')] });
     t.match(await fresh.poller.collect(1), [{ type: 'drafts', drafts: [{ content: 'new queue' }] }], 'delivery resumes for the new queue');
   });
+
+  t.test('register answers 503 when an owner of the state does not answer, and leaves no queue behind', async (t) => {
+    const o = sys.client(othello);
+    const before = await register(o, { event_types: ['drafts'] });
+    await o.delete('/events', { queue_id: before.queue_id });
+    await sys.stopService('drafts');
+    const r = await o.post('/register', { event_types: ['drafts'] });
+    t.equal(r.status, 503);
+    t.same(r.body, { result: 'error', msg: 'Service temporarily unavailable, try again', code: 'SERVICE_UNAVAILABLE' });
+    const other = await o.post('/register', { event_types: ['realm_user'] });
+    t.equal(other.status, 200, 'types the missing service does not own still work');
+    await o.delete('/events', { queue_id: other.body.queue_id as string });
+    const redis = new Redis(sys.env.infra.redisUrl);
+    t.teardown(() => redis.disconnect());
+    t.same(await redis.smembers(`${sys.env.prefix}:evq:user:${othello.user_id}`), [], 'the failed registration left no queue');
+    await sys.startReplica('drafts');
+  });
 });

@@ -13,6 +13,13 @@ import { createPool, type Pool } from '@zc/shared/db';
 import { eventsInbox, subscriptionsEvents, type StreamRecord } from '@zc/shared/contracts';
 import type { System } from '../harness.js';
 
+/**
+ * A response or event body as the tests read it: JSON indexed freely (the assertions, not the
+ * type, check the shape).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
+export type Msg = Record<string, any>;
+
 export interface StreamOptions {
   invite_only?: boolean;
   history_public_to_subscribers?: boolean;
@@ -121,14 +128,14 @@ export class MessagesWorld {
   }
 
   /** Every client notify the messages service has relayed so far, oldest first. */
-  async notifications(): Promise<Array<Record<string, any>>> {
+  async notifications(): Promise<Msg[]> {
     await this.sys.flushOutboxes();
     const bus = this.bus;
     const jsm = await bus.jsm();
     const name = eventStreamName(bus.prefix, 'events', 'inbox');
     const info = await jsm.streams.info(name).catch(() => undefined);
     if (!info) return [];
-    const out: Array<Record<string, any>> = [];
+    const out: Msg[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
       const m = await jsm.streams.getMessage(name, { seq }).catch(() => undefined);
       if (!m || m.subject !== bus.subject(eventsInbox.notify.subject)) continue;

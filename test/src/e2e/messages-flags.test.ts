@@ -6,9 +6,7 @@
 import t from 'tap';
 import { messagesRpc, type Actor } from '@zc/shared/contracts';
 import { startSystem, type Account } from '../harness.js';
-import { messagesWorld } from './messages-fixtures.js';
-
-type Msg = Record<string, any>;
+import { messagesWorld, type Msg } from './messages-fixtures.js';
 
 // Small batches and no time at all: mark_all_as_read must stop after one batch each time.
 process.env.ZC_MARK_ALL_AS_READ_BATCH_SIZE = '2';

@@ -7,9 +7,7 @@
  */
 import t, { type Test } from 'tap';
 import { startSystem } from '../harness.js';
-import { messagesWorld } from './messages-fixtures.js';
-
-type Msg = Record<string, any>;
+import { messagesWorld, type Msg } from './messages-fixtures.js';
 
 t.test('messages: narrows and visibility', async (t) => {
   const sys = await startSystem(t, { only: ['users', 'messages', 'gateway'] });

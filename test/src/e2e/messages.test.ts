@@ -8,9 +8,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { Role } from '@zc/shared/contracts';
 import { startSystem } from '../harness.js';
-import { messagesWorld } from './messages-fixtures.js';
-
-type Msg = Record<string, any>;
+import { messagesWorld, type Msg } from './messages-fixtures.js';
 
 t.test('messages: send and fetch', async (t) => {
   const sys = await startSystem(t, { only: ['users', 'messages', 'gateway'] });

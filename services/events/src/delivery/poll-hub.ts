@@ -8,11 +8,12 @@
  * generation, so the older one ends with `events: []`), or when this replica stops (also
  * `events: []`: nothing is lost, since only the client's next last_event_id acknowledges).
  */
+import { randomUUID } from 'node:crypto';
 import type { Subscription } from '@nats-io/nats-core';
 import { EVENTS_BROADCAST_SUBJECT, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
-import type { PollResult } from '../store/queue-store.js';
+import type { PollResult, QueueStore } from '../store/queue-store.js';
 
 export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
@@ -41,6 +42,8 @@ const dec = new TextDecoder();
 
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
+  /** Recorded in a queue while a poll of this replica is parked on it. */
+  private readonly replicaId = randomUUID();
   private sub?: Subscription;
   private stopping = false;
 
@@ -68,7 +71,7 @@ export class PollHub {
         }
         if (b.supplant) {
           const p = this.parked.get(b.supplant.queue_id);
-          if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, { events: [], queue_id: p.queueId }, false);
+          if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, { events: [], queue_id: p.queueId });
         }
       },
     });
@@ -88,20 +91,27 @@ export class PollHub {
   /** Ends every parked poll with no events; new polls answer at once from now on. */
   stop(): void {
     this.stopping = true;
-    for (const p of [...this.parked.values()]) this.finish(p, { events: [], queue_id: p.queueId }, true);
+    for (const p of [...this.parked.values()]) {
+      this.finish(p, { events: [], queue_id: p.queueId });
+      this.deps.store.release(p.queueId, Date.now(), p.generation).catch((err) => this.deps.log.warn({ err }, 'queue release failed'));
+    }
     this.sub?.unsubscribe();
   }
 
   async getEvents(r: GetEventsRequest): Promise<GetEventsReply> {
-    const events = await this.read(r.queue_id, r.actor.user_id, r.last_event_id, true);
-    if (events.length > 0 || r.dont_block) return { events };
-    if (this.stopping) return { events: [], queue_id: r.queue_id };
+    if (r.dont_block || this.stopping) {
+      const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack' }));
+      return events.length > 0 || r.dont_block ? { events } : { events: [], queue_id: r.queue_id };
+    }
     return this.park(r);
   }
 
-  /** Reads the events after `lastEventId` (acknowledging it first if `ack`), as client events. */
-  private async read(queueId: string, userId: number, lastEventId: number, ack: boolean): Promise<Array<Record<string, unknown>>> {
-    const r: PollResult = await this.deps.store.poll(queueId, userId, lastEventId, { ack, max: MAX_EVENTS_PER_REPLY });
+  private poll(queueId: string, userId: number, lastEventId: number, o: Omit<Parameters<QueueStore['poll']>[3], 'max'>): Promise<PollResult> {
+    return this.deps.store.poll(queueId, userId, lastEventId, { max: MAX_EVENTS_PER_REPLY, ...o });
+  }
+
+  /** The client events of a poll result; errors for everything but events. */
+  private eventsOf(queueId: string, r: PollResult): Array<Record<string, unknown>> {
     switch (r.status) {
       case 'gone':
       case 'overflowed':
@@ -110,8 +120,9 @@ export class PollHub {
         throw badRequest(`An event newer than ${r.id} has already been pruned!`);
       case 'missing':
         throw badRequest(`Event ${r.id} was not in this queue`);
+      case 'parked':
+        return [];
     }
-    if (!(await this.deps.registry.isCurrent(r.epoch))) throw badEventQueueId(queueId);
     const out: Array<Record<string, unknown>> = [];
     let bytes = 0;
     for (const e of r.events) {
@@ -122,6 +133,15 @@ export class PollHub {
     return out;
   }
 
+  private async assertCurrentEpoch(queueId: string, r: PollResult): Promise<void> {
+    if ((r.status === 'ok' || r.status === 'parked') && !(await this.deps.registry.isCurrent(r.epoch))) throw badEventQueueId(queueId);
+  }
+
+  /**
+   * Acknowledges, then answers at once if events wait, else parks. The poll is listed here
+   * before Redis is asked, so a wake that comes meanwhile is not missed: its re-read reaches
+   * Redis after the park on the same connection.
+   */
   private park(r: GetEventsRequest): Promise<GetEventsReply> {
     return new Promise<GetEventsReply>((resolve, reject) => {
       const p: Parked = {
@@ -136,18 +156,29 @@ export class PollHub {
         reject,
       };
       const older = this.parked.get(p.queueId);
-      if (older) this.finish(older, { events: [], queue_id: older.queueId }, false);
-      // Listed before anything is awaited, so a wake that arrives meanwhile is not missed.
+      if (older) this.finish(older, { events: [], queue_id: older.queueId });
       this.parked.set(p.queueId, p);
       void (async () => {
-        const generation = await this.deps.store.touch(p.queueId, Date.now(), PARK_TTL_SLACK_MS, true);
-        if (generation < 0) throw badEventQueueId(p.queueId);
+        const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
+          mode: 'park',
+          nowMs: Date.now(),
+          parkTtlExtraMs: PARK_TTL_SLACK_MS,
+          replica: this.replicaId,
+        });
+        await this.assertCurrentEpoch(p.queueId, res);
+        if (res.status !== 'parked') {
+          // Events were waiting: an immediate answer, without queue_id (Zulip's shape).
+          const events = this.eventsOf(p.queueId, res);
+          this.finish(p, { events });
+          return;
+        }
         if (p.done) return;
-        p.generation = generation;
-        this.publish({ supplant: { queue_id: p.queueId, generation } });
+        p.generation = res.generation;
+        // A poll parked on another replica is ended there; ours were ended above.
+        if (res.previousParker !== '' && res.previousParker !== this.replicaId) {
+          this.publish({ supplant: { queue_id: p.queueId, generation: res.generation } });
+        }
         p.timer = setTimeout(() => void this.heartbeat(p), this.deps.config.heartbeatMs());
-        // Events appended between the first read and the listing above.
-        this.check(p);
       })().catch((e) => this.fail(p, e));
     });
   }
@@ -162,7 +193,7 @@ export class PollHub {
     }
   }
 
-  /** Reads the parked poll's queue; ends the poll if there is anything (reads never overlap). */
+  /** Re-reads a parked poll's queue; ends the poll if there is anything (reads never overlap). */
   private check(p: Parked): void {
     if (p.done) return;
     if (p.reading) {
@@ -174,9 +205,11 @@ export class PollHub {
       try {
         do {
           p.wokenWhileReading = false;
-          const events = await this.read(p.queueId, p.userId, p.lastEventId, false);
+          const res = await this.poll(p.queueId, p.userId, p.lastEventId, { mode: 'wake', nowMs: Date.now(), generation: p.generation });
+          await this.assertCurrentEpoch(p.queueId, res);
+          const events = this.eventsOf(p.queueId, res);
           if (events.length > 0) {
-            this.finish(p, { events, queue_id: p.queueId }, true);
+            this.finish(p, { events, queue_id: p.queueId });
             return;
           }
         } while (p.wokenWhileReading && !p.done);
@@ -190,23 +223,19 @@ export class PollHub {
 
   private fail(p: Parked, e: unknown): void {
     if (p.done) return;
-    this.end(p, false);
+    this.end(p);
     p.reject(e);
   }
 
-  /** `release`: the poll ended on its own (not supplanted), so the queue's idle clock restarts now. */
-  private finish(p: Parked, reply: GetEventsReply, release: boolean): void {
+  private finish(p: Parked, reply: GetEventsReply): void {
     if (p.done) return;
-    this.end(p, release);
+    this.end(p);
     p.resolve(reply);
   }
 
-  private end(p: Parked, release: boolean): void {
+  private end(p: Parked): void {
     p.done = true;
     if (p.timer) clearTimeout(p.timer);
     if (this.parked.get(p.queueId) === p) this.parked.delete(p.queueId);
-    if (release) {
-      this.deps.store.touch(p.queueId, Date.now(), 0, false).catch((err) => this.deps.log.warn({ err }, 'queue touch failed'));
-    }
   }
 }

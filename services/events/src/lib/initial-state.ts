@@ -13,9 +13,9 @@ export interface StateOwner {
   /** Fetch types this owner answers; it is asked only when the fetch list names one of them. */
   types: readonly string[];
   /**
-   * Whether /register fails (503) when the owner does not answer. TODO(issue-4): make
-   * subscriptions and messages required once they serve register_state everywhere; until
-   * then their keys fall back to the empty defaults below.
+   * Whether /register fails (503) when the owner does not answer. An optional owner's keys
+   * fall back to the empty defaults below: only for owners that are not deployed everywhere
+   * yet, since a client would take the empty state for the truth.
    */
   required: boolean;
 }
@@ -31,13 +31,13 @@ export const STATE_OWNERS: readonly StateOwner[] = [
     service: 'subscriptions',
     contract: subscriptionsRpc.registerState,
     types: ['subscription', 'stream', 'user_topic', 'muted_topics', 'default_streams', 'default_stream_groups'],
-    required: false,
+    required: true,
   },
   {
     service: 'messages',
     contract: messagesRpc.registerState,
     types: ['message', 'update_message_flags', 'starred_messages', 'recent_private_conversations'],
-    required: false,
+    required: true,
   },
   { service: 'drafts', contract: drafts.registerState, types: ['drafts'], required: true },
 ];

@@ -47,8 +47,11 @@ export interface QueuedEvent {
   json: string;
 }
 
+export type PollMode = 'ack' | 'park' | 'wake';
+
 export type PollResult =
   | { status: 'ok'; epoch: string; events: Array<{ id: number; json: string }> }
+  | { status: 'parked'; epoch: string; generation: number; previousParker: string }
   | { status: 'gone' | 'overflowed' }
   | { status: 'pruned' | 'missing'; id: number };
 
@@ -60,7 +63,7 @@ const SCRIPTS = {
   zcEvqAppend: [2, lua.APPEND],
   zcEvqFinishRegister: [2, lua.FINISH_REGISTER],
   zcEvqPoll: [2, lua.POLL],
-  zcEvqTouch: [2, lua.TOUCH],
+  zcEvqRelease: [2, lua.RELEASE],
   zcEvqHeartbeat: [2, lua.HEARTBEAT],
   zcEvqDelete: [2, lua.DELETE],
   zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
@@ -198,10 +201,27 @@ export class QueueStore {
     return r === -2 ? undefined : r;
   }
 
-  async poll(queueId: string, userId: number, lastEventId: number, o: { ack: boolean; max: number }): Promise<PollResult> {
-    const r = (await this.scripts.zcEvqPoll(...this.queueKeys(queueId), userId, lastEventId, o.max, o.ack ? '1' : '0')) as string[];
+  /** See POLL. `park` options are needed for mode 'park', `generation` for 'wake'. */
+  async poll(
+    queueId: string,
+    userId: number,
+    lastEventId: number,
+    o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number },
+  ): Promise<PollResult> {
+    const r = (await this.scripts.zcEvqPoll(
+      ...this.queueKeys(queueId),
+      userId,
+      lastEventId,
+      o.max,
+      o.mode,
+      o.nowMs ?? Date.now(),
+      o.parkTtlExtraMs ?? 0,
+      o.replica ?? '',
+      o.generation ?? 0,
+    )) as string[];
     const status = r[0];
     if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };
+    if (status === 'parked') return { status, epoch: r[1] as string, generation: Number(r[2]), previousParker: r[3] as string };
     if (status !== 'ok') return { status: status === 'overflowed' ? 'overflowed' : 'gone' };
     const events: Array<{ id: number; json: string }> = [];
     for (let i = 2; i + 1 < r.length; i += 2) {
@@ -210,9 +230,9 @@ export class QueueStore {
     return { status: 'ok', epoch: r[1] as string, events };
   }
 
-  /** A poll parks (`park`: returns its generation) or ends; -1 if the queue is dead. */
-  async touch(queueId: string, nowMs: number, extraTtlMs: number, park: boolean): Promise<number> {
-    return Number(await this.scripts.zcEvqTouch(...this.queueKeys(queueId), nowMs, extraTtlMs, park ? '1' : '0'));
+  /** A parked poll of `generation` ended without events; -1 if the queue is dead. */
+  async release(queueId: string, nowMs: number, generation: number): Promise<number> {
+    return Number(await this.scripts.zcEvqRelease(...this.queueKeys(queueId), nowMs, generation));
   }
 
   async heartbeat(queueId: string): Promise<number> {

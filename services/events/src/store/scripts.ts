@@ -111,17 +111,24 @@ return acked
 `;
 
 /**
- * A poll: checks the owner, acknowledges ARGV[2] when ARGV[4] is '1' (Zulip's pruning rules),
- * then returns up to ARGV[3] events after it. Reply: {'ok', epoch, entryId, json, ...},
+ * GET /events in one round trip. ARGV: user id, last_event_id, max events, mode, now (ms),
+ * extra ttl ms for a park, this replica's id, the parked poll's generation (mode 'wake').
+ * Modes:
+ * - 'ack': acknowledge last_event_id (Zulip's pruning rules), return the events after it;
+ * - 'park': the same, and if there are none, park: restart the idle clock, keep the queue
+ *   alive while parked, count a new poll generation and record this replica as the parker;
+ * - 'wake': a parked poll re-reads without acknowledging; if events are there it ends, so
+ *   the idle clock restarts and the parker is cleared (if it is still this poll).
+ * Replies: {'ok', epoch, entryId, json, ...}, {'parked', epoch, generation, previous parker},
  * {'gone'}, {'overflowed'}, {'pruned', newest pruned id} or {'missing', id}.
  */
 export const POLL = `${PRELUDE}
 local st = state()
 if st ~= 'ok' then return {st} end
 if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end
-local last = tonumber(ARGV[2])
+local last, mode = tonumber(ARGV[2]), ARGV[4]
 local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
-if ARGV[4] == '1' then
+if mode ~= 'wake' then
   if last < pruned then return {'pruned', tostring(pruned)} end
   if last > pruned then
     if last >= tonumber(redis.call('HGET', meta, 'next_id')) then return {'missing', tostring(last)} end
@@ -131,34 +138,49 @@ if ARGV[4] == '1' then
     pruned = last
   end
 end
-local from = math.max(last, pruned) + 1
-local out = {'ok', redis.call('HGET', meta, 'epoch')}
-for _, entry in ipairs(redis.call('XRANGE', stream, from .. '-0', '+', 'COUNT', tonumber(ARGV[3]))) do
+local epoch = redis.call('HGET', meta, 'epoch')
+local out = {'ok', epoch}
+for _, entry in ipairs(redis.call('XRANGE', stream, (math.max(last, pruned) + 1) .. '-0', '+', 'COUNT', tonumber(ARGV[3]))) do
   out[#out + 1] = entry[1]
   for j = 1, #entry[2], 2 do
     if entry[2][j] == 'e' then out[#out + 1] = entry[2][j + 1] end
   end
 end
+local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
+if #out > 2 then
+  if mode == 'wake' then
+    redis.call('HSET', meta, 'last_connection', ARGV[5])
+    -- Never shorten the life a poll parked elsewhere has just given the queue.
+    redis.call('PEXPIRE', meta, lifespan, 'GT')
+    redis.call('PEXPIRE', stream, lifespan, 'GT')
+    if redis.call('HGET', meta, 'poll_gen') == ARGV[8] then redis.call('HSET', meta, 'parked_on', '') end
+  end
+  return out
+end
+if mode == 'park' then
+  redis.call('HSET', meta, 'last_connection', ARGV[5])
+  redis.call('PEXPIRE', meta, lifespan + tonumber(ARGV[6]))
+  redis.call('PEXPIRE', stream, lifespan + tonumber(ARGV[6]))
+  local generation = redis.call('HINCRBY', meta, 'poll_gen', 1)
+  local previous = redis.call('HGET', meta, 'parked_on') or ''
+  redis.call('HSET', meta, 'parked_on', ARGV[7])
+  return {'parked', epoch, tostring(generation), previous}
+end
 return out
 `;
 
 /**
- * A poll parks (ARGV[3] = '1': returns the poll's new generation) or ends (ARGV[3] = '0'):
- * records the connection time (ARGV[1]) and keeps the queue alive for its lifespan plus
- * ARGV[2] ms from now. Returns -1 for a dead queue.
+ * A parked poll ended without events (this replica stops): the idle clock restarts now
+ * (ARGV[1]) and the parker is cleared if it is still generation ARGV[2]. Returns -1 for a
+ * dead queue.
  */
-export const TOUCH = `${PRELUDE}
+export const RELEASE = `${PRELUDE}
 if state() ~= 'ok' then return -1 end
-local ttl = tonumber(redis.call('HGET', meta, 'lifespan_ms')) + tonumber(ARGV[2])
+local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
 redis.call('HSET', meta, 'last_connection', ARGV[1])
-if ARGV[3] == '1' then
-  redis.call('PEXPIRE', meta, ttl)
-  redis.call('PEXPIRE', stream, ttl)
-  return redis.call('HINCRBY', meta, 'poll_gen', 1)
-end
--- Never shorten the life a poll parked elsewhere has just given the queue.
-redis.call('PEXPIRE', meta, ttl, 'GT')
-redis.call('PEXPIRE', stream, ttl, 'GT')
+redis.call('PEXPIRE', meta, lifespan, 'GT')
+redis.call('PEXPIRE', stream, lifespan, 'GT')
+if redis.call('HGET', meta, 'poll_gen') == ARGV[2] then redis.call('HSET', meta, 'parked_on', '') end
 return 0
 `;
 

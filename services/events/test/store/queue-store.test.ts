@@ -32,7 +32,7 @@ t.test('queue store', async (t) => {
   };
   const append = async (queueId: string, events: QueuedEvent[], max = 100) => (await store.append(new Map([[queueId, events]]), max)).get(queueId);
   const ids = async (queueId: string, after = -1) => {
-    const r = await store.poll(queueId, 10, after, { ack: false, max: 100 });
+    const r = await store.poll(queueId, 10, after, { mode: 'wake', max: 100 });
     return r.status === 'ok' ? r.events.map((e) => [e.id, JSON.parse(e.json).n]) : r.status;
   };
 
@@ -54,7 +54,7 @@ t.test('queue store', async (t) => {
     t.same(await ids(q), [[1, 2], [3, 4], [4, 5], [5, 6]], 'txids 9 and 11 were in the state; other origins and plain events stay');
     t.equal(await append(q, [ev(7, 8), ev(8, 12), ev(9, 20)]), 2, 'a late event the snapshot holds is dropped on arrival');
     t.same((await ids(q, 5)), [[6, 8], [7, 9]]);
-    const all = await store.poll(q, 10, last as number, { ack: true, max: 100 });
+    const all = await store.poll(q, 10, last as number, { mode: 'ack', max: 100 });
     t.equal(all.status, 'ok', 'acknowledging last_event_id is fine');
   });
 
@@ -62,11 +62,11 @@ t.test('queue store', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
     await append(q, [ev(1, ''), ev(2, ''), ev(3, '')]);
-    t.same(await store.poll(q, 10, 1, { ack: true, max: 100 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] });
-    t.same(await store.poll(q, 10, 0, { ack: true, max: 100 }), { status: 'pruned', id: 1 });
-    t.same(await store.poll(q, 10, 9, { ack: true, max: 100 }), { status: 'missing', id: 9 });
-    t.same(await store.poll(q, 11, 1, { ack: true, max: 100 }), { status: 'gone' }, "another user's queue");
-    t.same(await store.poll(q, 10, 1, { ack: true, max: 1 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] }, 'the same ack again is fine');
+    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 100 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] });
+    t.same(await store.poll(q, 10, 0, { mode: 'ack', max: 100 }), { status: 'pruned', id: 1 });
+    t.same(await store.poll(q, 10, 9, { mode: 'ack', max: 100 }), { status: 'missing', id: 9 });
+    t.same(await store.poll(q, 11, 1, { mode: 'ack', max: 100 }), { status: 'gone' }, "another user's queue");
+    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 1 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] }, 'the same ack again is fine');
     t.equal(await store.heartbeat(q), 3, 'a heartbeat uses an id');
   });
 
@@ -75,7 +75,7 @@ t.test('queue store', async (t) => {
     await store.finishRegister(q, {});
     t.equal(await append(q, [ev(1, ''), ev(2, '')], 2), 2);
     t.equal(await append(q, [ev(3, '')], 2), -2);
-    t.same(await store.poll(q, 10, -1, { ack: true, max: 10 }), { status: 'overflowed' });
+    t.same(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' });
     t.equal(await append(q, [ev(4, '')], 2), -1);
   });
 
@@ -83,21 +83,30 @@ t.test('queue store', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
     await redis.del(store.streamKey(q));
-    t.same(await store.poll(q, 10, -1, { ack: false, max: 10 }), { status: 'gone' });
+    t.same(await store.poll(q, 10, -1, { mode: 'wake', max: 10 }), { status: 'gone' });
     t.equal(await redis.exists(store.metaKey(q)), 0, 'the leftover meta was removed');
     t.equal(await append(q, [ev(1, '')]), -1);
     t.equal(await redis.exists(store.streamKey(q), store.metaKey(q)), 0, 'nothing was recreated');
-    t.equal(await store.touch(q, Date.now(), 0, true), -1);
+    t.same(await store.poll(q, 10, -1, { mode: 'park', max: 10 }), { status: 'gone' });
+    t.equal(await store.release(q, Date.now(), 1), -1);
     t.equal(await store.heartbeat(q), -1);
   });
 
-  t.test('touch: parking counts generations and extends the life; ending never shortens it', async (t) => {
+  t.test('parking: generations, the parker, a life while parked; ending never shortens it', async (t) => {
     const q = await newQueue({ lifespanMs: 1000 });
-    t.equal(await store.touch(q, Date.now(), 5000, true), 1);
-    t.equal(await store.touch(q, Date.now(), 5000, true), 2);
-    t.ok((await redis.pttl(store.metaKey(q))) > 5000);
-    await store.touch(q, Date.now(), 0, false);
-    t.ok((await redis.pttl(store.streamKey(q))) > 5000, 'a release after another park keeps the longer life');
+    await store.finishRegister(q, {});
+    const park = (replica: string) => store.poll(q, 10, -1, { mode: 'park', max: 10, parkTtlExtraMs: 5000, replica });
+    t.same(await park('r1'), { status: 'parked', epoch: 'e1', generation: 1, previousParker: '' });
+    t.same(await park('r2'), { status: 'parked', epoch: 'e1', generation: 2, previousParker: 'r1' }, 'the newer poll learns who held the older one');
+    t.ok((await redis.pttl(store.metaKey(q))) > 5000, 'a parked queue outlives its lifespan');
+    await store.release(q, Date.now(), 1);
+    t.ok((await redis.pttl(store.streamKey(q))) > 5000, 'a release never shortens the life another park gave');
+    t.equal(await redis.hget(store.metaKey(q), 'parked_on'), 'r2', 'an older generation does not clear the parker');
+    await append(q, [ev(1, '')]);
+    t.match(await store.poll(q, 10, -1, { mode: 'wake', max: 10, generation: 2 }), { status: 'ok', events: [{ id: 0 }] });
+    t.equal(await redis.hget(store.metaKey(q), 'parked_on'), '', 'a poll ending with events clears itself');
+    t.match(await park('r1'), { status: 'ok', events: [{ id: 0 }] }, 'with events waiting, a park answers at once');
+    t.equal(await store.release(q, Date.now(), 3), 0);
   });
 
   t.test('user index: dead queues are pruned; delete checks the owner', async (t) => {

@@ -50,13 +50,19 @@ async function fetchRows(q: Queryable, plan: NarrowPlan, bound: { op: '<' | '<='
   const b = buildQuery(plan, p);
   const where = [...b.where, `${b.idCol} ${bound.op} ${p.add(bound.id)}`];
   if (extra) where.push(extra.replace('$flags', b.flags));
-  const sql = `SELECT ${ROW_COLS}, ${b.flags} AS viewer_flags FROM ${b.from} WHERE ${where.join(' AND ')} ORDER BY ${b.idCol} ${order} LIMIT ${p.add(limit)}`;
+  const sql = `${b.with}SELECT ${ROW_COLS}, ${b.flags} AS viewer_flags FROM ${b.from} WHERE ${where.join(' AND ')} ORDER BY ${b.idCol} ${order} LIMIT ${p.add(limit)}`;
   const { rows } = await q.query<FetchedRow>(sql, p.values);
   return rows;
 }
 
 async function firstUnreadId(q: Queryable, plan: NarrowPlan): Promise<number> {
-  const rows = await fetchRows(q, plan, { op: '>=', id: 0 }, 'ASC', 1, `($flags & ${FLAG_BITS.read}) = 0`);
+  // An unread message always has the reader's row, so the search runs over their rows (the
+  // partial unread index) even when the narrow reads a whole stream; same access rules.
+  const overRows: NarrowPlan =
+    plan.mode === 'user_messages'
+      ? plan
+      : { ...plan, mode: 'user_messages', excludedRecipients: await readModelStore.inaccessibleStreamRecipients(q, plan.viewer.realmId, plan.viewer.userId, plan.viewer.isGuest) };
+  const rows = await fetchRows(q, overRows, { op: '>=', id: 0 }, 'ASC', 1, `($flags & ${FLAG_BITS.read}) = 0`);
   return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }
 
@@ -194,7 +200,7 @@ export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: reado
   const p = new SqlParams();
   const b = buildQuery(plan, p);
   const { rows } = await deps.pool.query<{ id: number }>(
-    `SELECT m.id FROM ${b.from} WHERE ${[...b.where, `m.id = ANY(${p.add(ids)}::bigint[])`].join(' AND ')}`,
+    `${b.with}SELECT m.id FROM ${b.from} WHERE ${[...b.where, `m.id = ANY(${p.add(ids)}::bigint[])`].join(' AND ')}`,
     p.values,
   );
   const matched = rows.map((r) => r.id);

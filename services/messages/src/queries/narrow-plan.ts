@@ -45,6 +45,8 @@ export interface NarrowPlan {
 }
 
 export interface BuiltQuery {
+  /** A WITH clause to put before SELECT ('' when none). */
+  with: string;
   /** FROM and JOIN clauses. */
   from: string;
   where: string[];
@@ -196,17 +198,28 @@ export async function planNarrow(q: Queryable, viewer: Viewer, terms: readonly T
 /** FROM/WHERE of a plan; the caller adds anchor bounds, order and limit. */
 export function buildQuery(plan: NarrowPlan, p: SqlParams): BuiltQuery {
   const me = p.add(plan.viewer.userId);
+  // A keyword search starts from the GIN index's matches: walking the reader's history
+  // newest-first and testing each message would read most of it for a rare word.
+  const searching = plan.search.length > 0;
+  const withClause = searching
+    ? `WITH hits AS MATERIALIZED (SELECT id FROM messages.message WHERE search_tsv @@ plainto_tsquery('english', ${p.add(plan.search.join(' '))})) `
+    : '';
+  const source = searching ? 'hits JOIN messages.message m ON m.id = hits.id' : 'messages.message m';
   if (plan.mode === 'messages') {
     const flags = `COALESCE(um.flags, ${HISTORICAL_FLAGS})`;
     return {
-      from: `messages.message m LEFT JOIN messages.user_message um ON um.user_id = ${me} AND um.message_id = m.id`,
+      with: withClause,
+      from: `${source} LEFT JOIN messages.user_message um ON um.user_id = ${me} AND um.message_id = m.id`,
       where: plan.conditions.map((c) => c(p, flags)),
-      idCol: 'm.id',
+      // Ordering by the matches' own ids lets PostgreSQL take the top N of the (few) matches
+      // and look each message up, instead of walking the whole history to merge with them.
+      idCol: searching ? 'hits.id' : 'm.id',
       flags,
     };
   }
   const flags = 'um.flags';
   const where = [`um.user_id = ${me}`, ...plan.conditions.map((c) => c(p, flags))];
   if (plan.excludedRecipients.length) where.push(`m.recipient_id <> ALL(${p.add(plan.excludedRecipients)}::bigint[])`);
-  return { from: 'messages.user_message um JOIN messages.message m ON m.id = um.message_id', where, idCol: 'um.message_id', flags };
+  if (searching) return { with: withClause, from: `${source} JOIN messages.user_message um ON um.message_id = m.id`, where, idCol: 'hits.id', flags };
+  return { with: '', from: 'messages.user_message um JOIN messages.message m ON m.id = um.message_id', where, idCol: 'um.message_id', flags };
 }

@@ -19,7 +19,7 @@ export interface NewMessage {
   has_attachment: boolean;
 }
 
-export interface MessageRow extends NewMessage {}
+export type MessageRow = NewMessage;
 
 export interface UserMessageRow {
   user_id: number;

@@ -1,0 +1,34 @@
+/**
+ * Client event schemas, one per (type, op), as Zulip's event_types.py types them: what a
+ * queue delivers, with its `id`. Producers build these events; tests check what queues
+ * receive against them. Add a type's schemas here when its producer lands.
+ * Imported as `@zc/shared/contracts/client-events`.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Draft } from '../drafts.js';
+
+const base = <T extends string>(type: T) => ({ id: Type.Integer(), type: Type.Literal(type) });
+const strict = { additionalProperties: false } as const;
+
+export const DraftsAddEvent = Type.Object({ ...base('drafts'), op: Type.Literal('add'), drafts: Type.Array(Draft) }, strict);
+export const DraftsUpdateEvent = Type.Object({ ...base('drafts'), op: Type.Literal('update'), draft: Draft }, strict);
+export const DraftsRemoveEvent = Type.Object({ ...base('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }, strict);
+export const HeartbeatEvent = Type.Object(base('heartbeat'), strict);
+
+export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
+export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
+export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
+export type HeartbeatEvent = Static<typeof HeartbeatEvent>;
+
+/** Schemas by `type` or `type/op`, for checking any delivered event. */
+export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
+  'drafts/add': DraftsAddEvent,
+  'drafts/update': DraftsUpdateEvent,
+  'drafts/remove': DraftsRemoveEvent,
+  heartbeat: HeartbeatEvent,
+};
+
+/** The schema for an event, if one is declared (`type/op` first, then `type`). */
+export function clientEventSchema(event: { type: string; op?: unknown }): TSchema | undefined {
+  return CLIENT_EVENT_SCHEMAS[`${event.type}/${String(event.op)}`] ?? CLIENT_EVENT_SCHEMAS[event.type];
+}
