@@ -175,3 +175,24 @@ export const subscriptionsRpc = {
     reply: Type.Object({ stream_id: Type.Integer() }),
   }),
 } as const;
+
+/**
+ * What a null ("inherit") stream notification setting stands for, for clients without the
+ * notification_settings_null capability: Zulip's defaults of the user-level settings
+ * (enable_stream_*_notifications false, wildcard_mentions_notify true). Per-user values of
+ * those settings are not yet consulted.
+ */
+export const INHERITED_NOTIFICATION_DEFAULTS: Readonly<Record<string, boolean>> = {
+  desktop_notifications: false,
+  audible_notifications: false,
+  push_notifications: false,
+  email_notifications: false,
+  wildcard_mentions_notify: true,
+};
+
+/** A subscription object with inherited (null) notification settings replaced by their defaults. */
+export function withInheritedNotificationSettings<T extends Record<string, unknown>>(sub: T): T {
+  const out: Record<string, unknown> = { ...sub };
+  for (const [k, v] of Object.entries(INHERITED_NOTIFICATION_DEFAULTS)) if (k in out && out[k] === null) out[k] = v;
+  return out as T;
+}

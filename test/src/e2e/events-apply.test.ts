@@ -96,6 +96,13 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     });
   });
 
+  t.test('subscribing without notification_settings_null: the event carries false, as /register does', async (t) => {
+    await verifyAction(t, sys, h, () => h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Old client walls' }] }), {
+      params: { ...base, event_types: ['subscription', 'stream'] },
+      expect: ['stream/create', 'subscription/add'],
+    });
+  });
+
   t.test('another user joining a stream (include_subscribers)', async (t) => {
     await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }] });
     await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }] }), {

@@ -229,10 +229,11 @@ export class Appender {
         if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
         given.add(queueId);
         const isSenderQueue = notify.sender_queue_id === queueId;
-        const key = `${s.applyMarkdown}|${s.clientGravatar}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
+        const nullSettings = s.capabilities.notification_settings_null === true;
+        const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
         let json = variants.get(key);
         if (json === undefined) {
-          json = JSON.stringify(finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar }, flags));
+          json = JSON.stringify(finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags));
           if (!isSenderQueue) variants.set(key, json);
         }
         let list = perQueue.get(queueId);

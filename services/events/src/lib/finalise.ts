@@ -3,12 +3,14 @@
  * message as the queue's apply_markdown/client_gravatar want it, the recipient's flags, and
  * local_message_id for the queue that sent the message. Pure.
  */
-import { finaliseMessageForQueue, type ClientNotify } from '@zc/shared/contracts';
+import { finaliseMessageForQueue, withInheritedNotificationSettings, type ClientNotify } from '@zc/shared/contracts';
 
 export interface QueueView {
   queueId: string;
   applyMarkdown: boolean;
   clientGravatar: boolean;
+  /** The client takes null ("inherit the user's default") in stream notification settings. */
+  notificationSettingsNull?: boolean;
 }
 
 /** Sets the value at a dotted path to null, copying the objects on the way. */
@@ -34,6 +36,11 @@ export function finaliseForQueue(n: ClientNotify, q: QueueView, flags: readonly 
     if (n.sender_queue_id === q.queueId && n.local_id !== undefined) event.local_message_id = n.local_id;
   } else if (flags !== undefined) {
     event.flags = [...flags];
+  }
+  if (event.type === 'subscription' && event.op === 'add' && !q.notificationSettingsNull) {
+    // As /register gives such clients: inherited (null) settings replaced by their defaults.
+    const subs = event.subscriptions;
+    if (Array.isArray(subs)) event = { ...event, subscriptions: subs.map((x) => withInheritedNotificationSettings(x as Record<string, unknown>)) };
   }
   if (q.clientGravatar) {
     for (const path of n.gravatar_fields ?? []) event = nullAt(event, path.split('.'));

@@ -4,7 +4,7 @@
  * `user_topic`, `muted_topics` and `default_streams`, all read in one snapshot so the
  * events service can drop queued events the state already reflects.
  */
-import type { Actor } from '@zc/shared/contracts';
+import { withInheritedNotificationSettings, type Actor } from '@zc/shared/contracts';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import type { SubscriptionsDeps } from '../deps.js';
 import { ensureRealm, type Realm } from '../actions/directory.js';
@@ -16,18 +16,6 @@ import { subscriptionStore } from '../store/subscription-store.js';
 import { userTopicStore } from '../store/user-topic-store.js';
 import { presentStreams, selectStreams } from './streams.js';
 import { readSubscriptions } from './subscriptions.js';
-
-const NOTIFICATION_SETTINGS = ['desktop_notifications', 'audible_notifications', 'push_notifications', 'email_notifications'] as const;
-
-/**
- * Clients without the notification_settings_null capability cannot take null ("inherit")
- * notification settings: they get the user's default instead. The user's own defaults live
- * in the users service; Zulip's default for every enable_stream_* setting is false.
- */
-function withoutNullNotificationSettings(sub: Record<string, unknown>): Record<string, unknown> {
-  for (const k of NOTIFICATION_SETTINGS) if (sub[k] === null) sub[k] = false;
-  return sub;
-}
 
 interface Options {
   include_subscribers?: unknown;
@@ -67,9 +55,10 @@ async function readState(
     if (includeSubscribers && !isAdminRole(actor.role)) {
       for (const s of unsubscribed) if (s.invite_only) s.subscribers = [];
     }
+    // Clients without notification_settings_null cannot take null ("inherit"): they get the default.
     if (capabilities.notification_settings_null !== true) {
-      subscriptions.forEach(withoutNullNotificationSettings);
-      unsubscribed.forEach(withoutNullNotificationSettings);
+      subscriptions.splice(0, subscriptions.length, ...subscriptions.map(withInheritedNotificationSettings));
+      unsubscribed.splice(0, unsubscribed.length, ...unsubscribed.map(withInheritedNotificationSettings));
     }
     const known = new Set([...subscriptions, ...unsubscribed].map((s) => s.stream_id as number));
     const never = (await streamStore.listByRealm(q, actor.realm_id)).filter((s) => !known.has(s.id) && canSeeStream(actor.role, s, false));

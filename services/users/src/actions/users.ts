@@ -6,7 +6,7 @@ import { addToOutbox } from '@zc/shared/outbox';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
 import { toRealmRecord } from '../lib/realm-view.js';
-import { toApiUser, toUserRecord } from '../lib/user-view.js';
+import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
 
@@ -62,20 +62,32 @@ async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: 
   }
 }
 
-/** Announces a new user: the read-model event, and realm_user add to everyone in the realm. */
+/**
+ * Announces a new user: the read-model event, and realm_user add to everyone in the realm.
+ * Administrators may see the real address where the realm hides it, so they get their own
+ * copy of the event with `delivery_email`.
+ */
 async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
   const host = realmHostOf(deps, realm);
   await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, host));
-  const everyone = (await userStore.listByRealm(q, realm.id)).filter((u) => u.is_active).map((u) => u.id);
-  await addToOutbox(q, 'users', eventsInbox.notify, {
-    realm_id: realm.id,
-    users: everyone,
-    event: {
-      type: 'realm_user',
-      op: 'add',
-      person: toApiUser(user, realm, { viewerRole: Role.MEMBER, clientGravatar: false, includeCustomProfileFields: true, realmHost: host, profileValues: [] }),
-    },
-  });
+  const everyone = (await userStore.listByRealm(q, realm.id)).filter((u) => u.is_active);
+  const audiences = realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE
+    ? [{ role: Role.MEMBER, users: everyone }]
+    : [
+        { role: Role.ADMINISTRATOR, users: everyone.filter((u) => u.role <= Role.ADMINISTRATOR) },
+        { role: Role.MEMBER, users: everyone.filter((u) => u.role > Role.ADMINISTRATOR) },
+      ];
+  for (const audience of audiences) {
+    if (audience.users.length === 0) continue;
+    const person = toApiUser(user, realm, { viewerRole: audience.role, clientGravatar: false, includeCustomProfileFields: true, realmHost: host, profileValues: [] });
+    await addToOutbox(q, 'users', eventsInbox.notify, {
+      realm_id: realm.id,
+      users: audience.users.map((u) => u.id),
+      event: { type: 'realm_user', op: 'add', person },
+      // client_gravatar queues compute the URL themselves, as /register gives them null.
+      ...(realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE && user.avatar_source === 'G' ? { gravatar_fields: ['person.avatar_url'] } : {}),
+    });
+  }
 }
 
 /** The address of a realm's notification bot, the sender of automated messages. */
