@@ -18,7 +18,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
-    trustProxy: true,
+    trustProxy: deps.gateway.trustProxy,
   });
   app.decorate('deps', deps);
   await app.register(errorEnvelope);

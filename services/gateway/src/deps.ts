@@ -12,6 +12,12 @@ export interface GatewayConfig {
   rateLimitPerIpPerMinute: number;
   /** How long a checked API key is trusted without asking the users service. */
   authCacheTtlMs: number;
+  /**
+   * Whom to believe about the client's address in X-Forwarded-For: `false` (nobody, the
+   * default: anyone could spoof the per-IP limit), `true`, a hop count or a list of proxy
+   * addresses/CIDRs (Fastify's trustProxy).
+   */
+  trustProxy: boolean | string | ((address: string, hop: number) => boolean);
 }
 
 export function loadGatewayConfig(env = process.env): GatewayConfig {
@@ -22,6 +28,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     rateLimitPerMinute: n('ZC_RATE_LIMIT_PER_MINUTE', 200),
     rateLimitPerIpPerMinute: n('ZC_RATE_LIMIT_PER_IP_PER_MINUTE', 100),
     authCacheTtlMs: n('ZC_AUTH_CACHE_TTL_MS', 30_000),
+    trustProxy: parseTrustProxy(env.ZC_TRUST_PROXY),
   };
 }
 
@@ -37,4 +44,14 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: GatewayDeps;
   }
+}
+
+function parseTrustProxy(v: string | undefined): GatewayConfig['trustProxy'] {
+  if (v === undefined || v === '' || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  return v;
 }

@@ -15,6 +15,8 @@ export interface ScenarioOutcome {
   result?: ScenarioResult;
   error?: string;
   skipped?: string;
+  /** Errors the scenario left unawaited (first lines); they point at bugs in the scenario. */
+  stray_errors?: string[];
   seconds: number;
 }
 
@@ -81,6 +83,7 @@ export function formatReport(r: RunReport): string {
     if (s.skipped) rows.push([s.name, `skipped: ${s.skipped}`, '', '', '']);
     else if (s.error) rows.push([s.name, `FAILED: ${s.error}`, '', '', '']);
     for (const h of s.result?.headlines ?? []) rows.push([s.name, h.label, String(h.value), h.unit, verdict(h)]);
+    if (s.stray_errors?.length) rows.push([s.name, `warning: ${s.stray_errors.length} unawaited error(s) surfaced meanwhile, e.g. ${s.stray_errors[0]}`, '', '', '']);
   }
   out.push(table(rows));
   return out.join('\n');

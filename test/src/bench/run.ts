@@ -107,9 +107,24 @@ async function gitCommit(): Promise<string | undefined> {
   }
 }
 
+/**
+ * Errors no scenario awaited (a poll loop still running after its client closed, say). They
+ * are logged and kept with the scenario that was running, instead of ending the whole run
+ * and losing every result so far.
+ */
+const strayErrors: string[] = [];
+process.on('unhandledRejection', (err) => {
+  const text = (err as Error)?.stack ?? String(err);
+  strayErrors.push(text.split('\n')[0] ?? text);
+  log(`warning: an unawaited error surfaced (from this scenario or an earlier one): ${text}`);
+});
+
 async function runScenario(s: Scenario, started: StartedBenchSystem, targets: Targets, options: BenchOptions): Promise<ScenarioOutcome> {
   const t0 = Date.now();
-  const outcome = (o: Partial<ScenarioOutcome>): ScenarioOutcome => ({ name: s.name, description: s.description, seconds: (Date.now() - t0) / 1000, ...o });
+  const outcome = (o: Partial<ScenarioOutcome>): ScenarioOutcome => {
+    const stray = strayErrors.splice(0);
+    return { name: s.name, description: s.description, seconds: (Date.now() - t0) / 1000, ...(stray.length ? { stray_errors: stray } : {}), ...o };
+  };
   const { sys } = started;
   if (s.needsInProcess && sys.mode === 'external') return outcome({ skipped: 'needs the runner\'s own system' });
   log(`▶ ${s.name}: ${s.description}`);
@@ -161,6 +176,8 @@ async function main(): Promise<number> {
     await targets.close();
     await started.stop();
   }
+  // Errors that surfaced after the last scenario's outcome was taken.
+  const lateErrors = [...strayErrors];
   const report: RunReport = {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
@@ -176,6 +193,7 @@ async function main(): Promise<number> {
       gateway_urls: started.sys.gatewayUrls,
       replicas: started.replicas,
       broken_scenario_modules: broken,
+      ...(lateErrors.length ? { stray_errors_after_last_scenario: lateErrors } : {}),
     },
     options: { ...cli.options, scenarios: chosen.map((s) => s.name) },
     scenarios: outcomes,

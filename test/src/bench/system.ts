@@ -66,7 +66,10 @@ interface ChildHello {
 /** Starts the runner's own system in a child process and waits until it serves. */
 export async function childSystem(replicas: Record<string, number>): Promise<StartedBenchSystem> {
   const entry = fileURLToPath(new URL('./system-child.js', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [entry], {
+  // ZC_BENCH_SYSTEM_NODE_ARGS: extra node flags for the system's process, e.g. `--cpu-prof
+  // --cpu-prof-dir=/tmp/prof` to see where the services spend a run (NODE_OPTIONS refuses those).
+  const nodeArgs = (process.env.ZC_BENCH_SYSTEM_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, entry], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, ZC_BENCH_REPLICAS_JSON: JSON.stringify(replicas) },
   });

@@ -134,5 +134,6 @@ t.test('toUserRecord is the read-model shape, with both emails', async (t) => {
     avatar_source: 'G',
     avatar_version: 3,
     date_joined: '2024-02-03T04:05:06.000Z',
+    is_system_bot: false,
   });
 });
