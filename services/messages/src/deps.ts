@@ -2,6 +2,7 @@ import type { Bus } from '@zc/shared/bus';
 import type { SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
+import type { RenderContextCache } from './actions/render-context.js';
 
 /** Settings of the messages service beyond the shared ones. */
 export interface MessagesConfig {
@@ -29,4 +30,6 @@ export interface MessagesDeps {
   config: SharedConfig;
   settings: MessagesConfig;
   log: Logger;
+  /** The renderer's per-realm lookups, cached in memory (actions/render-context.ts). */
+  render: RenderContextCache;
 }

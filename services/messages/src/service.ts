@@ -1,6 +1,7 @@
 /** The messages service: messages, per-user flags and read state (schema `messages`). */
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
+import { RenderContextCache } from './actions/render-context.js';
 import { SendWriter } from './actions/send-writer.js';
 import { loadMessagesConfig, type MessagesDeps } from './deps.js';
 import { registerMessageHandlers } from './handlers/messages.js';
@@ -13,7 +14,9 @@ export const messagesService: ServiceDefinition = {
   migrationsDir: MIGRATIONS_DIR,
   usesRedis: false,
   async start(ctx) {
-    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log };
+    const render = new RenderContextCache({ pool: ctx.pool, bus: ctx.bus, log: ctx.log });
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render };
+    render.listen(ctx.bus);
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);
     await startReadModelConsumers(ctx.bus, deps, writer);

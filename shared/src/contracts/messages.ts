@@ -21,6 +21,26 @@
  *            `message_details: {"<id>": {type: 'stream', stream_id, topic, unmuted_stream_msg,
  *            mentioned?: true} | {type: 'private', user_ids: int[] (the others), mentioned?: true}}`.
  *    mark_all_as_read sends one `add`/`read` event per batch with that batch's ids.
+ *
+ * 3. `update_message` (api-notes §2.3), one notify per PATCH /messages/{id} that changed
+ *    something. The event is final as written: the events service passes it through
+ *    unchanged except that each recipient's `flags` become the event's top-level `flags`.
+ *    `users`: every user with a row for the edited message, `{id, flags}` with that user's
+ *    flags on it after the edit; for a stream whose history is public to subscribers, also
+ *    every other subscriber (of the old stream, and of the new one on a move) as
+ *    `{id, flags: ['read']}` (Zulip's subscriber_info).
+ *    `event` (see `UpdateMessageEvent`):
+ *    `{type: 'update_message', user_id, rendering_only: false, message_id, message_ids
+ *      (sorted, always holding message_id), edit_timestamp,
+ *      stream_name?, stream_id? (stream messages: the stream before the edit),
+ *      orig_content?, orig_rendered_content?, content?, rendered_content?,
+ *      prev_rendered_content_version?, is_me_message? (content edits; `content` is the new
+ *      Markdown, `rendered_content` its HTML, for every queue whatever its apply_markdown),
+ *      orig_subject?, propagate_mode? (topic or stream moves), subject?, topic_links?
+ *      (topic changed), new_stream_id? (stream changed)}`.
+ *    A move that takes messages out of a user's reach (to a private stream they are not
+ *    subscribed to) also sends those users `{type: 'delete_message', message_type: 'stream',
+ *    message_ids, stream_id, topic}` (stream and topic before the move).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
@@ -59,6 +79,9 @@ export const MessageEventMessage = Type.Object(
     reactions: Type.Array(JsonObject),
     submessages: Type.Array(JsonObject),
     topic_links: Type.Array(Type.Object({ text: Type.String(), url: Type.String() })),
+    /** Present once the message has been edited (spec 2.2). */
+    edit_history: Type.Optional(Type.Array(Type.Unknown())),
+    last_edit_timestamp: Type.Optional(Type.Integer()),
     raw_content: Type.String(),
     sender_delivery_email: Type.String(),
     sender_avatar_source: Type.String(),
@@ -89,6 +112,49 @@ export function finaliseMessageForQueue(
   for (const k of MESSAGE_EVENT_PRIVATE_KEYS) delete out[k];
   return out;
 }
+
+/**
+ * One edit of a message (spec 2.3). Every entry has user_id and timestamp; the others
+ * appear according to what the edit changed (content, topic, stream).
+ */
+export const EditHistoryEntry = Type.Object({
+  user_id: Type.Union([Type.Integer(), Type.Null()]),
+  timestamp: Type.Integer(),
+  prev_content: Type.Optional(Type.String()),
+  prev_rendered_content: Type.Optional(Type.String()),
+  prev_rendered_content_version: Type.Optional(Type.Integer()),
+  prev_stream: Type.Optional(Type.Integer()),
+  stream: Type.Optional(Type.Integer()),
+  prev_topic: Type.Optional(Type.String()),
+  topic: Type.Optional(Type.String()),
+});
+export type EditHistoryEntry = Static<typeof EditHistoryEntry>;
+
+/** The `update_message` client event as the messages service writes it (see the file comment, 3). */
+export const UpdateMessageEvent = Type.Object({
+  type: Type.Literal('update_message'),
+  user_id: Type.Union([Type.Integer(), Type.Null()]),
+  rendering_only: Type.Boolean(),
+  message_id: Type.Integer(),
+  message_ids: Type.Array(Type.Integer()),
+  /** Not written by the messages service: each queue gets its user's flags from the notify's `users`. */
+  flags: Type.Optional(Type.Array(Type.String())),
+  edit_timestamp: Type.Integer(),
+  stream_name: Type.Optional(Type.String()),
+  stream_id: Type.Optional(Type.Integer()),
+  orig_content: Type.Optional(Type.String()),
+  orig_rendered_content: Type.Optional(Type.String()),
+  content: Type.Optional(Type.String()),
+  rendered_content: Type.Optional(Type.String()),
+  prev_rendered_content_version: Type.Optional(Type.Integer()),
+  is_me_message: Type.Optional(Type.Boolean()),
+  orig_subject: Type.Optional(Type.String()),
+  subject: Type.Optional(Type.String()),
+  topic_links: Type.Optional(Type.Array(Type.Object({ text: Type.String(), url: Type.String() }))),
+  propagate_mode: Type.Optional(Type.Union([Type.Literal('change_one'), Type.Literal('change_later'), Type.Literal('change_all')])),
+  new_stream_id: Type.Optional(Type.Integer()),
+});
+export type UpdateMessageEvent = Static<typeof UpdateMessageEvent>;
 
 /**
  * A narrow as the client sent it (decoded JSON): a list of `{operator, operand, negated?}`
@@ -138,6 +204,32 @@ export const messagesRpc = {
   getOne: rpc('messages.v1.get_one', {
     request: Type.Object({ actor: Actor, message_id: Type.Integer(), apply_markdown: Type.Boolean() }),
     reply: Type.Object({ message: JsonObject, raw_content: Type.String() }),
+  }),
+  /**
+   * PATCH /messages/{message_id} (spec 4.14). `propagate_mode` is checked by the service
+   * (Zulip's "Invalid propagate_mode"); absent parameters are absent, not null.
+   */
+  update: rpc('messages.v1.update', {
+    request: Type.Object({
+      actor: Actor,
+      message_id: Type.Integer(),
+      content: Type.Optional(Type.String()),
+      topic: Type.Optional(Type.String()),
+      stream_id: Type.Optional(Type.Integer()),
+      propagate_mode: Type.String(),
+      send_notification_to_old_thread: Type.Boolean(),
+      send_notification_to_new_thread: Type.Boolean(),
+    }),
+    reply: Done,
+  }),
+  /**
+   * GET /messages/{message_id}/history: Zulip's `message_history`, oldest first, each
+   * snapshot with topic, content, rendered_content, user_id, timestamp and, after the first,
+   * prev_topic/prev_content/prev_rendered_content and content_html_diff for what changed.
+   */
+  history: rpc('messages.v1.history', {
+    request: Type.Object({ actor: Actor, message_id: Type.Integer() }),
+    reply: Type.Object({ message_history: Type.Array(JsonObject) }),
   }),
   /** GET /messages/matches_narrow (spec 4.7). */
   matchesNarrow: rpc('messages.v1.matches_narrow', {

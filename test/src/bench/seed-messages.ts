@@ -116,6 +116,14 @@ export async function seedMessages(o: SeedOptions): Promise<SeedResult> {
       streams.push({ stream_id, name, recipient_id, subscriber_ids: subscribers });
     }
 
+    // Rows written behind the read-model store's back: bump the realm's read-model version as
+    // its writes do, so that no send context cached before the seed is taken for current.
+    await pool.query(
+      `INSERT INTO messages.read_model_version AS v (realm_id, version) VALUES ($1, 1)
+       ON CONFLICT (realm_id) DO UPDATE SET version = v.version + 1`,
+      [o.realmId],
+    );
+
     const rareWord = 'quokkabench';
     const commonWord = 'wombatbench';
     if (n === 0) return { streams, topics, firstMessageId: 0, lastMessageId: 0, userMessageRows: 0, rareWord, commonWord, elapsedMs: Date.now() - started };

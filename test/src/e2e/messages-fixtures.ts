@@ -1,17 +1,13 @@
 /**
- * Fixtures for the messages e2e tests: streams and subscriptions, and the client events the
- * messages service wrote.
- *
- * Streams are driven by publishing the subscriptions service's domain events on the bus
- * (what that service publishes through its outbox), because the subscriptions service does
- * not start on our NATS 2.9 server yet (its consumers use `filter_subjects`, a 2.10 feature).
- * TODO(issue-3): switch to POST /users/me/subscriptions once it runs here.
+ * Fixtures for the messages e2e tests: streams and subscriptions made through the real
+ * subscriptions endpoints (each waits until the messages service's read model has them), and
+ * the client events the messages service wrote.
  */
 import { randomUUID } from 'node:crypto';
 import { eventStreamName } from '@zc/shared/bus';
 import { createPool, type Pool } from '@zc/shared/db';
 import { eventsInbox, subscriptionsEvents, type StreamRecord } from '@zc/shared/contracts';
-import type { System } from '../harness.js';
+import type { Account, System } from '../harness.js';
 
 /**
  * A response or event body as the tests read it: JSON indexed freely (the assertions, not the
@@ -28,12 +24,14 @@ export interface StreamOptions {
 }
 
 export class MessagesWorld {
-  private nextStreamId = 100;
   readonly streams = new Map<string, StreamRecord>();
+  private readonly creators = new Map<string, Account>();
+  private readonly accounts = new Map<number, Account>();
   private readonly db: Pool;
 
   constructor(readonly sys: System) {
     this.db = createPool(sys.env.databaseUrl, { max: 2 });
+    this.remember(...Object.values(sys.people));
   }
 
   private get bus() {
@@ -50,30 +48,68 @@ export class MessagesWorld {
     throw new Error(`read model never satisfied: ${sql} ${JSON.stringify(params)}`);
   }
 
+  /** The account of a user id among the system's people or those passed to `remember`. */
+  private accountOf(userId: number): Account {
+    const a = this.accounts.get(userId);
+    if (!a) throw new Error(`no account known for user ${userId}; pass it to world.remember()`);
+    return a;
+  }
+
+  /** Makes an account created by the test usable as an actor of the fixtures. */
+  remember(...accounts: Account[]): void {
+    for (const a of accounts) this.accounts.set(a.user_id, a);
+  }
+
+  private async ok(r: Promise<{ status: number; body: unknown }>, what: string): Promise<void> {
+    const res = await r;
+    if (res.status !== 200) throw new Error(`${what} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
+  /** Creates the stream through POST /users/me/subscriptions, by its first subscriber. */
   async createStream(name: string, subscribers: number[], o: StreamOptions = {}): Promise<StreamRecord> {
+    const creator = this.accountOf(subscribers[0] as number);
+    await this.ok(
+      this.sys.client(creator).post('/users/me/subscriptions', {
+        subscriptions: [{ name }],
+        principals: subscribers,
+        invite_only: o.invite_only ?? false,
+        ...(o.history_public_to_subscribers === undefined ? {} : { history_public_to_subscribers: o.history_public_to_subscribers }),
+        stream_post_policy: o.stream_post_policy ?? 1,
+      }),
+      `creating ${name}`,
+    );
+    const { rows } = await this.db.query<{ id: number; date_created: Date; creator_id: number | null; history_public_to_subscribers: boolean }>(
+      'SELECT id, date_created, creator_id, history_public_to_subscribers FROM subscriptions.stream WHERE realm_id = $1 AND lower(name) = lower($2)',
+      [this.sys.realmId, name],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`stream ${name} was not created`);
     const stream: StreamRecord = {
-      stream_id: this.nextStreamId++,
+      stream_id: row.id,
       realm_id: this.sys.realmId,
       name,
       description: '',
       rendered_description: '',
       invite_only: o.invite_only ?? false,
       is_web_public: false,
-      history_public_to_subscribers: o.history_public_to_subscribers ?? !(o.invite_only ?? false),
+      history_public_to_subscribers: row.history_public_to_subscribers,
       stream_post_policy: o.stream_post_policy ?? 1,
       message_retention_days: null,
-      date_created: Math.floor(Date.now() / 1000),
-      creator_id: null,
-      can_remove_subscribers_group_id: 1,
-      is_archived: o.is_archived ?? false,
+      date_created: Math.floor(row.date_created.getTime() / 1000),
+      creator_id: row.creator_id,
+      can_remove_subscribers_group_id: this.sys.realmId * 8 + 5,
+      is_archived: false,
     };
     this.streams.set(name, stream);
-    await this.bus.publish(subscriptionsEvents.streamCreated, stream, { msgId: randomUUID() });
-    await this.until('SELECT 1 FROM messages.stream WHERE id = $1', [stream.stream_id]);
-    if (subscribers.length) await this.subscribe(name, subscribers);
+    this.creators.set(name, creator);
+    await this.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [stream.stream_id, subscribers[subscribers.length - 1]]);
     return stream;
   }
 
+  /**
+   * Changes stream settings as the subscriptions service would announce them. There is no
+   * stream-settings endpoint yet (PATCH /streams/{id}), so this publishes its domain event.
+   */
   async updateStream(name: string, change: Partial<StreamRecord>): Promise<void> {
     const s = { ...(this.streams.get(name) as StreamRecord), ...change };
     this.streams.set(name, s);
@@ -90,34 +126,35 @@ export class MessagesWorld {
     return (this.streams.get(name) as StreamRecord).stream_id;
   }
 
+  /** Subscribes users, invited by the stream's creator (who may, also to a private stream). */
   async subscribe(name: string, userIds: number[]): Promise<void> {
-    const stream_id = this.id(name);
-    await this.bus.publish(subscriptionsEvents.subscribersAdded, { realm_id: this.sys.realmId, stream_id, user_ids: userIds }, { msgId: randomUUID() });
-    await this.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [stream_id, userIds[userIds.length - 1]]);
+    const creator = this.creators.get(name) as Account;
+    await this.ok(this.sys.client(creator).post('/users/me/subscriptions', { subscriptions: [{ name }], principals: userIds }), `subscribing to ${name}`);
+    await this.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [this.id(name), userIds[userIds.length - 1]]);
   }
 
+  /** Each user leaves the stream themselves. */
   async unsubscribe(name: string, userIds: number[]): Promise<void> {
-    const stream_id = this.id(name);
-    await this.bus.publish(subscriptionsEvents.subscribersRemoved, { realm_id: this.sys.realmId, stream_id, user_ids: userIds }, { msgId: randomUUID() });
-    await this.until('SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = ANY($2::bigint[]))', [stream_id, userIds]);
+    for (const id of userIds) {
+      await this.ok(this.sys.client(this.accountOf(id)).delete('/users/me/subscriptions', { subscriptions: [name] }), `leaving ${name}`);
+    }
+    await this.until('SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = ANY($2::bigint[]))', [this.id(name), userIds]);
   }
 
   async setMuted(name: string, userId: number, muted: boolean): Promise<void> {
     const stream_id = this.id(name);
-    await this.bus.publish(
-      subscriptionsEvents.subscriptionUpdated,
-      { realm_id: this.sys.realmId, stream_id, user_id: userId, property: 'is_muted', value: muted },
-      { msgId: randomUUID() },
+    await this.ok(
+      this.sys.client(this.accountOf(userId)).post('/users/me/subscriptions/properties', { subscription_data: [{ stream_id, property: 'is_muted', value: muted }] }),
+      `muting ${name}`,
     );
     await this.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2 AND is_muted = $3', [stream_id, userId, muted]);
   }
 
   async setTopicMuted(name: string, userId: number, topic: string, muted: boolean): Promise<void> {
     const stream_id = this.id(name);
-    await this.bus.publish(
-      subscriptionsEvents.userTopicChanged,
-      { realm_id: this.sys.realmId, user_id: userId, stream_id, topic_name: topic, visibility_policy: muted ? 1 : 0, last_updated: 0 },
-      { msgId: randomUUID() },
+    await this.ok(
+      this.sys.client(this.accountOf(userId)).patch('/users/me/subscriptions/muted_topics', { stream_id, topic, op: muted ? 'add' : 'remove' }),
+      `muting topic ${topic}`,
     );
     await this.until(
       muted

@@ -13,7 +13,7 @@ process.env.ZC_MARK_ALL_AS_READ_BATCH_SIZE = '2';
 process.env.ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS = '0';
 
 t.test('messages: flags, read state, register state, concurrency', async (t) => {
-  const sys = await startSystem(t, { only: ['users', 'messages', 'gateway'], replicas: { messages: 2 } });
+  const sys = await startSystem(t, { replicas: { messages: 2 } });
   const w = messagesWorld(sys, t);
   const { hamlet, othello, iago, desdemona } = sys.people;
   await w.createStream('Denmark', [hamlet.user_id, othello.user_id, iago.user_id, desdemona.user_id]);
@@ -159,6 +159,7 @@ t.test('messages: flags, read state, register state, concurrency', async (t) => 
 
   t.test('register state: unread_msgs, starred, recent conversations, max_message_id', async (t) => {
     const carl = await sys.createUser({ email: 'carl@zulip.test', full_name: 'Carl' });
+    w.remember(carl);
     await w.subscribe('Denmark', [carl.user_id]);
     await w.subscribe('Muted', [carl.user_id]);
     const s1 = await send(hamlet, { type: 'stream', to: 'Denmark', topic: 'news', content: 'hello' });

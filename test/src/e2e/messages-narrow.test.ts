@@ -10,7 +10,7 @@ import { startSystem } from '../harness.js';
 import { messagesWorld, type Msg } from './messages-fixtures.js';
 
 t.test('messages: narrows and visibility', async (t) => {
-  const sys = await startSystem(t, { only: ['users', 'messages', 'gateway'] });
+  const sys = await startSystem(t);
   const w = messagesWorld(sys, t);
   const { hamlet, othello, iago, desdemona, polonius } = sys.people;
   await w.createStream('Denmark', [hamlet.user_id, othello.user_id, iago.user_id, polonius.user_id]);

@@ -9,6 +9,7 @@ import {
   subscriptionsRpc,
   users,
   usersEvents,
+  type Linkifier,
   type RealmRecord,
   type StreamRecord,
   type SubscribersChange,
@@ -18,6 +19,7 @@ import { badRequest, isAppError } from '@zc/shared/errors';
 import { transaction, type Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
 import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { renderStore } from '../store/render-store.js';
 
 /** Applies one users-service domain event. */
 export async function applyUsersEvent(deps: MessagesDeps, subject: string, payload: unknown): Promise<void> {
@@ -29,7 +31,20 @@ export async function applyUsersEvent(deps: MessagesDeps, subject: string, paylo
     case usersEvents.userCreated.subject:
     case usersEvents.userUpdated.subject:
       await readModelStore.upsertUsers(deps.pool, [payload as UserRecord]);
+      deps.render.applyEvent(subject, payload);
       return;
+    case usersEvents.linkifiersChanged.subject: {
+      const p = payload as { realm_id: number; linkifiers: Linkifier[] };
+      await renderStore.setRealmLinkifiers(deps.pool, p.realm_id, p.linkifiers);
+      deps.render.applyEvent(subject, payload);
+      return;
+    }
+    case usersEvents.alertWordsChanged.subject: {
+      const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
+      await renderStore.setAlertWords(deps.pool, p.realm_id, p.user_id, p.alert_words);
+      deps.render.applyEvent(subject, payload);
+      return;
+    }
     default:
       return;
   }
@@ -41,6 +56,7 @@ export async function applySubscriptionsEvent(deps: MessagesDeps, subject: strin
     case subscriptionsEvents.streamCreated.subject:
     case subscriptionsEvents.streamUpdated.subject:
       await readModelStore.upsertStream(deps.pool, payload as StreamRecord);
+      deps.render.applyEvent(subject, payload);
       return;
     case subscriptionsEvents.subscribersAdded.subject: {
       const c = payload as SubscribersChange;
@@ -144,4 +160,66 @@ export async function streamAccessFor(
     return r;
   });
   return { stream: row, subscribed: answer.subscribed };
+}
+
+export interface OwnerStreamView {
+  stream: StreamRow | undefined;
+  subscribed: boolean;
+  subscriberIds: number[];
+  /** Whether the answer differed from the read model and was stored (the realm's read-model version moved). */
+  stored: boolean;
+}
+
+const sameStream = (row: StreamRow, r: StreamRecord) =>
+  row.id === r.stream_id &&
+  row.realm_id === r.realm_id &&
+  row.name === r.name &&
+  row.invite_only === r.invite_only &&
+  row.is_web_public === r.is_web_public &&
+  row.history_public_to_subscribers === r.history_public_to_subscribers &&
+  row.stream_post_policy === r.stream_post_policy &&
+  row.is_archived === r.is_archived;
+
+function sameMembers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x));
+}
+
+/**
+ * The stream, its subscribers and the user's subscription as the subscriptions service has
+ * them now. The read model trails the owner by an event's trip, so a send that must not go by
+ * a stale subscriber set (a private stream: someone just removed would get it, someone just
+ * added would never see it) asks here. The answer is stored only when it differs from `known`
+ * (the read model's rows): storing bumps the realm's read-model version, which sends checked
+ * against the old rows must notice. If the service cannot answer, `known` stands.
+ */
+export async function confirmStreamWithOwner(
+  deps: MessagesDeps,
+  realmId: number,
+  userId: number,
+  ref: { stream_id: number } | { name: string },
+  known: { stream: StreamRow | null; subscriber_ids: number[] },
+): Promise<OwnerStreamView> {
+  let answer;
+  try {
+    answer = await deps.bus.request(subscriptionsRpc.streamAccess, { realm_id: realmId, user_id: userId, stream: ref }, { timeoutMs: 3000 });
+  } catch (e) {
+    if (isAppError(e) && e.httpStatus === 503) {
+      deps.log.warn({ realm_id: realmId }, 'subscriptions service did not answer stream_access; using the read model');
+      return { stream: known.stream ?? undefined, subscribed: known.subscriber_ids.includes(userId), subscriberIds: known.subscriber_ids, stored: false };
+    }
+    throw e;
+  }
+  if (!answer.stream || answer.stream.realm_id !== realmId) return { stream: undefined, subscribed: false, subscriberIds: [], stored: false };
+  const fresh = answer.stream;
+  if (known.stream && sameStream(known.stream, fresh) && sameMembers(known.subscriber_ids, answer.subscriber_ids)) {
+    return { stream: known.stream, subscribed: answer.subscribed, subscriberIds: known.subscriber_ids, stored: false };
+  }
+  const row = await transaction(deps.pool, async (tx) => {
+    const r = await readModelStore.upsertStream(tx, fresh);
+    await readModelStore.replaceSubscribers(tx, r.id, answer.subscriber_ids);
+    return r;
+  });
+  return { stream: row, subscribed: answer.subscribed, subscriberIds: answer.subscriber_ids, stored: true };
 }

@@ -16,10 +16,12 @@ import {
   type StreamTarget,
 } from '../lib/message-input.js';
 import { privateDisplayRecipient, toDisplayUser, toEventMessage, type SenderView } from '../lib/message-view.js';
-import { RENDERER_VERSION, renderContent, type MentionUser, type Rendered } from '../lib/render.js';
+import { RENDERER_VERSION } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
-import { RECIPIENT_HUDDLE, RECIPIENT_PERSONAL, readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
-import { ensureRealm, resolveUsers, streamAccessFor } from './read-model.js';
+import { RECIPIENT_HUDDLE, RECIPIENT_PERSONAL, readModelStore, type RealmRow, type SendContextRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { confirmStreamWithOwner, ensureRealm, resolveUsers } from './read-model.js';
+import { StaleSendContext } from './send-context.js';
+import { renderMessage } from './render-message.js';
 import type { PreparedSend, SendWriter } from './send-writer.js';
 
 export interface SendRequest {
@@ -45,7 +47,7 @@ export const streamDoesNotExist = (target: StreamTarget) =>
 const DAY_MS = 24 * 3600 * 1000;
 
 /** Zulip's stream_post_policy check (spec 2.5: 1 anyone, 2 admins, 3 full members, 4 moderators). */
-function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: RealmRow, now: Date): void {
+export function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: RealmRow, now: Date): void {
   switch (stream.stream_post_policy) {
     case 2:
       if (!isAdmin(sender)) throw badRequest('Only organization administrators can send to this channel.');
@@ -66,29 +68,46 @@ function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: RealmRow, no
 }
 
 /**
- * The stream a message goes to, checked for the sender, and its subscribers. `known` is the
- * read model's view (from the send context); when it lacks the stream or the sender's
- * subscription, the subscriptions service is asked (read your writes).
+ * The stream a message goes to, checked for the sender, and its subscribers, with the realm's
+ * read-model version they were read at. `known` is the read model's view (the send context).
+ *
+ * The read model trails the subscriptions service by an event's trip. Where a stale subscriber
+ * set could hand the message to someone who just lost access, or keep it from someone just
+ * added who could then never read it, the owner confirms the set: private streams, and
+ * streams with guest subscribers (a guest's access ends with their subscription). A stream
+ * the read model does not know, and a guest sender it thinks unsubscribed, are asked about
+ * too (read your writes). Other sends go by the read model: a public stream's history is open
+ * to every member anyway.
  */
 async function checkStreamTarget(
   deps: MessagesDeps,
+  writer: SendWriter,
   actor: Actor,
   sender: UserRow,
   realm: RealmRow,
   target: StreamTarget,
-  known: { stream: StreamRow | null; subscriber_ids: number[] },
+  known: SendContextRow,
   now: Date,
   internal: boolean,
-): Promise<{ stream: StreamRow; subscriberIds: number[] }> {
+): Promise<{ stream: StreamRow; subscriberIds: number[]; version: number }> {
   let stream: StreamRow | undefined = known.stream ?? undefined;
   let subscribed = known.subscriber_ids.includes(actor.user_id);
   let subscriberIds = known.subscriber_ids;
-  if (!stream || !subscribed) {
-    ({ stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, target));
-    if (stream) subscriberIds = await readModelStore.subscriberIds(deps.pool, stream.id);
+  let version = known.version;
+  if (!stream || stream.invite_only || known.guest_subscribed || (isGuest(sender) && !subscribed)) {
+    const owner = await confirmStreamWithOwner(deps, actor.realm_id, actor.user_id, target, known);
+    ({ stream, subscribed, subscriberIds } = owner);
+    if (owner.stored) {
+      // Storing the answer moved the realm's read-model version: go on with the rows as stored
+      // and that version (the answer's own `subscribed` stays the authority on the sender).
+      const again = await writer.contexts.get(actor.realm_id, actor.user_id, target, { fresh: true });
+      stream = again.stream ?? undefined;
+      subscriberIds = again.subscriber_ids;
+      version = again.version;
+    }
   }
   if (!stream || stream.is_archived) throw streamDoesNotExist(target);
-  if (internal) return { stream, subscriberIds };
+  if (internal) return { stream, subscriberIds, version };
   // Public streams take messages from any member; private ones (and any stream, for a
   // guest) only from subscribers, or from a bot whose owner is subscribed.
   if (stream.invite_only || isGuest(sender)) {
@@ -96,7 +115,7 @@ async function checkStreamTarget(
     if (!subscribed && !ownerSubscribed) throw badRequest(`Not authorized to send to channel '${stream.name}'`);
   }
   checkPostPolicy(stream, sender, realm, now);
-  return { stream, subscriberIds };
+  return { stream, subscriberIds, version };
 }
 
 interface PrivateRecipients {
@@ -127,50 +146,27 @@ async function checkPrivateTargets(deps: MessagesDeps, actor: Actor, sender: Use
   return { recipientId, recipientType: RECIPIENT_HUDDLE, users: everyone };
 }
 
-/** The renderer's lookups, preloaded for the names and streams the content mentions. */
-async function renderFor(deps: MessagesDeps, realm: RealmRow, content: string): Promise<Rendered> {
-  const names = new Set<string>();
-  const ids = new Set<number>();
-  for (const m of content.matchAll(/@_?\*\*([^*\n]+?)\*\*/g)) {
-    const body = m[1] as string;
-    const bar = /^(.*)\|(\d+)$/.exec(body);
-    if (bar) ids.add(Number(bar[2]));
-    else names.add(body);
-  }
-  const streamNames = [...content.matchAll(/#\*\*([^*\n]+?)\*\*/g)].map((m) => m[1] as string);
-  const [byName, byId, streams] = await Promise.all([
-    readModelStore.usersByFullName(deps.pool, realm.id, [...names]),
-    readModelStore.usersByIds(deps.pool, realm.id, [...ids]),
-    Promise.all(streamNames.map((n) => readModelStore.streamByName(deps.pool, realm.id, n))),
-  ]);
-  const mentionUser = (u: UserRow): MentionUser => ({ id: u.id, full_name: u.full_name, is_active: u.is_active });
-  return renderContent(content, {
-    realmUrl: realm.url,
-    users: {
-      byFullName: (name) => {
-        const matches = byName.filter((u) => u.full_name.toLowerCase() === name.toLowerCase());
-        return matches.length === 1 ? mentionUser(matches[0] as UserRow) : undefined;
-      },
-      byId: (id) => {
-        const u = byId.find((x) => x.id === id);
-        return u ? mentionUser(u) : undefined;
-      },
-    },
-    streams: {
-      byName: (name) => {
-        const s = streams.find((x) => x?.name.toLowerCase() === name.toLowerCase() && !x.invite_only);
-        return s ? { id: s.id, name: s.name } : undefined;
-      },
-    },
-  });
-}
-
 function senderView(u: UserRow): SenderView {
   return { id: u.id, email: u.email, delivery_email: u.delivery_email, full_name: u.full_name, avatar_source: u.avatar_source, avatar_version: u.avatar_version };
 }
 
+/** Checks made against read-model rows that changed before the write are made again, this many times at most. */
+const SEND_CHECK_ATTEMPTS = 3;
+
 /** Checks a send and writes it; returns the message id (the earlier one for a repeated Idempotency-Key). */
 export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r: SendRequest): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // The first check may use the writer's cached read-model rows; a retry reads them anew.
+      // The last attempt is written without the freshness check, as if it had won the race.
+      return await checkSendOnce(deps, writer, r, { fresh: attempt > 1, checked: attempt < SEND_CHECK_ATTEMPTS });
+    } catch (e) {
+      if (!(e instanceof StaleSendContext) || attempt >= SEND_CHECK_ATTEMPTS) throw e;
+    }
+  }
+}
+
+async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequest, opts: { fresh: boolean; checked: boolean }): Promise<number> {
   const { actor } = r;
   if (r.idempotency_key !== undefined) {
     const earlier = await messageStore.findIdempotent(deps.pool, actor.user_id, r.idempotency_key);
@@ -181,7 +177,8 @@ export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r
   const target = kind === 'stream' ? parseStreamTarget(r.to) : null;
   const topicName = kind === 'stream' ? normaliseTopic(r.topic) : '';
   const now = new Date();
-  const known = await readModelStore.sendContext(deps.pool, actor.realm_id, actor.user_id, target);
+  const known = await writer.contexts.get(actor.realm_id, actor.user_id, target, { fresh: opts.fresh });
+  let readModelVersion = known.version;
   const realm = known.realm ?? (await ensureRealm(deps, actor.realm_id));
   const senderRow = known.sender ?? (await resolveUsers(deps, deps.pool, actor.realm_id, [actor.user_id], [])).users[0];
   if (!senderRow) throw badRequest('Invalid sender');
@@ -193,7 +190,8 @@ export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r
   let displayRecipient: PreparedSend['event']['display_recipient'];
   if (target) {
     topic = topicName;
-    const { stream, subscriberIds } = await checkStreamTarget(deps, actor, senderRow, realm, target, known, now, r.internal === true);
+    const { stream, subscriberIds, version } = await checkStreamTarget(deps, writer, actor, senderRow, realm, target, known, now, r.internal === true);
+    readModelVersion = version;
     recipientId = stream.recipient_id;
     streamId = stream.id;
     displayRecipient = stream.name;
@@ -205,23 +203,16 @@ export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r
     displayRecipient = privateDisplayRecipient(p.users.map(toDisplayUser), toDisplayUser(senderRow), p.recipientType);
   }
 
-  const rendered = await renderFor(deps, realm, content);
-  const topicWildcardUsers =
-    rendered.wildcard_mention === 'topic' && streamId !== null
-      ? new Set([actor.user_id, ...(await messageStore.topicParticipants(deps.pool, recipientId, topic))])
-      : undefined;
-  const mentioned = new Set(rendered.mentioned_user_ids);
+  // The sender always gets the message, first (their own client shows it soonest).
+  const userIds = [actor.user_id, ...new Set(recipientUserIds.filter((id) => id !== actor.user_id))];
+  // Flags go only to those who get the message: mentioning someone does not send it to them.
+  const { rendered, topicLinks, contentFlags } = await renderMessage(deps, realm, { content, senderId: actor.user_id, streamId, recipientId, topic, recipientIds: userIds });
   const readBySender = r.read_by_sender ?? readBySenderDefault(r.client);
   const flagsOf = (userId: number): number => {
-    let f = streamId === null ? FLAG_BITS.is_private : 0;
-    if (mentioned.has(userId)) f |= FLAG_BITS.mentioned;
-    // @**all** reaches everyone; @**topic** only those who took part in the topic (and the sender).
-    if (rendered.wildcard_mention === 'stream' || topicWildcardUsers?.has(userId)) f |= FLAG_BITS.wildcard_mentioned;
+    let f = (streamId === null ? FLAG_BITS.is_private : 0) | contentFlags(userId);
     if (userId === actor.user_id && readBySender) f |= FLAG_BITS.read;
     return f;
   };
-  // The sender always gets the message, first (their own client shows it soonest).
-  const userIds = [actor.user_id, ...new Set(recipientUserIds.filter((id) => id !== actor.user_id))];
 
   const message = {
     realm_id: actor.realm_id,
@@ -239,7 +230,7 @@ export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r
     has_image: rendered.has_image,
     has_attachment: rendered.has_attachment,
   };
-  const { id: _placeholder, ...event } = toEventMessage({ ...message, id: 0 }, senderView(senderRow), displayRecipient, realm.subdomain);
+  const { id: _placeholder, ...event } = toEventMessage({ ...message, id: 0 }, senderView(senderRow), displayRecipient, realm.subdomain, topicLinks);
   return writer.submit({
     message,
     recipients: userIds.map((id) => ({ id, flags: flagsOf(id) })),
@@ -247,5 +238,6 @@ export async function checkSendMessage(deps: MessagesDeps, writer: SendWriter, r
     ...(r.queue_id !== undefined ? { senderQueueId: r.queue_id } : {}),
     ...(r.local_id !== undefined ? { localId: r.local_id } : {}),
     ...(r.idempotency_key !== undefined ? { idempotencyKey: r.idempotency_key } : {}),
+    ...(opts.checked ? { readModelVersion } : {}),
   });
 }

@@ -13,6 +13,15 @@
  * together in the next one (group commit done by us). At low load a send is one transaction;
  * under load each flush carries many messages. A batch that fails is retried one send at a
  * time so that one bad send cannot fail the others.
+ *
+ * Round trips: a batch without idempotency keys is one autocommit statement (lock, freshness
+ * check, ids, messages, per-user rows, outbox: `messageStore.insertSends`), so the realm lock
+ * is held for one round trip and one WAL flush. Batches with keys take the explicit
+ * transaction below, which must read the keys before it knows what to insert.
+ *
+ * Freshness: a send checked against cached read-model rows (actions/send-context.ts) carries
+ * the realm's read-model version; if the realm's version has moved by the time of the write,
+ * the send is not written and fails with `StaleSendContext`, and its check runs again.
  */
 import { eventsInbox, messagesEvents, type MessageEventMessage } from '@zc/shared/contracts';
 import { transaction } from '@zc/shared/db';
@@ -21,6 +30,7 @@ import { injectTraceHeaders } from '@zc/shared/telemetry';
 import type { MessagesDeps } from '../deps.js';
 import { flagNames } from '../lib/flags.js';
 import { messageStore, type NewMessage } from '../store/message-store.js';
+import { SendContextCache, StaleSendContext } from './send-context.js';
 
 /** A send that passed every check and only lacks its id. */
 export interface PreparedSend {
@@ -32,6 +42,8 @@ export interface PreparedSend {
   senderQueueId?: string;
   localId?: string;
   idempotencyKey?: string;
+  /** The realm's read-model version the checks read (written only if still current); none: not checked. */
+  readModelVersion?: number;
 }
 
 interface Pending {
@@ -43,11 +55,73 @@ interface Pending {
 // Two-key advisory lock namespace of this service's per-realm send lock.
 const SEND_LOCK_CLASS = 0x6d736773; // 'msgs'
 
-/** Writes one batch in one transaction; returns each send's message id (an earlier one for a repeated idempotency key). */
-async function writeBatch(deps: MessagesDeps, sends: readonly PreparedSend[]): Promise<number[]> {
+/** What a batch write did: every send's id, or (nothing written) the realm's newer read-model version. */
+type BatchOutcome = { ids: number[] } | { staleAt: number };
+
+/** The client message event of a send, for the events service to route to its recipients. */
+function notifyPayload(realmId: number, s: PreparedSend, id: number) {
+  return {
+    realm_id: realmId,
+    users: s.recipients.map((r) => ({ id: r.id, flags: flagNames(r.flags) })),
+    event: { type: 'message', message: { ...s.event, id } },
+    ...(s.senderQueueId !== undefined ? { sender_queue_id: s.senderQueueId } : {}),
+    ...(s.localId !== undefined ? { local_id: s.localId } : {}),
+  } satisfies PayloadOf<typeof eventsInbox.notify>;
+}
+
+function sentPayload(realmId: number, s: PreparedSend, id: number) {
+  return {
+    realm_id: realmId,
+    message_id: id,
+    stream_id: s.message.stream_id,
+    sender_id: s.message.sender_id,
+    timestamp: Math.floor(s.message.date_sent.getTime() / 1000),
+  } satisfies PayloadOf<typeof messagesEvents.messageSent>;
+}
+
+/** A batch without idempotency keys: one statement (see the file comment). */
+async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
+  const userIds: number[] = [];
+  const ords: number[] = [];
+  const flags: number[] = [];
+  const outbox: Array<{ subject: string; payload: string; ord: number; idPath: string; carrier: string }> = [];
+  const carrier = JSON.stringify(injectTraceHeaders({}));
+  for (const [i, s] of sends.entries()) {
+    const ord = i + 1;
+    for (const r of s.recipients) {
+      userIds.push(r.id);
+      ords.push(ord);
+      flags.push(r.flags);
+    }
+    outbox.push({ subject: eventsInbox.notify.subject, payload: JSON.stringify(notifyPayload(realmId, s, 0)), ord, idPath: '{event,message,id}', carrier });
+    outbox.push({ subject: messagesEvents.messageSent.subject, payload: JSON.stringify(sentPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
+  }
+  const written = await messageStore.insertSends(deps.pool, {
+    lockClass: SEND_LOCK_CLASS,
+    realmId,
+    expectedVersion: version,
+    messages: sends.map((s) => s.message),
+    rows: { userIds, ords, flags },
+    outbox,
+  });
+  if (written.ids.length !== sends.length) return { staleAt: written.version };
+  return { ids: written.ids };
+}
+
+/**
+ * Writes one batch; returns each send's message id (an earlier one for a repeated idempotency
+ * key), or, when `version` is set and the realm's read models have moved past it, writes nothing.
+ */
+async function writeBatch(deps: MessagesDeps, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
   const realmId = sends[0]?.message.realm_id as number;
+  if (sends.every((s) => s.idempotencyKey === undefined)) return writeSimpleBatch(deps, realmId, version, sends);
   return transaction(deps.pool, async (tx) => {
     const ids = await messageStore.lockRealmAndAllocateIds(tx, SEND_LOCK_CLASS, realmId, sends.length);
+    if (version !== null) {
+      const now = await messageStore.readModelVersion(tx, realmId);
+      // Nothing written yet; the ids drawn are simply skipped.
+      if (now !== version) return { staleAt: now };
+    }
     const keyed = sends.map((s, i) => ({ s, id: ids[i] as number })).filter((x) => x.s.idempotencyKey !== undefined);
     const claimed = await messageStore.claimIdempotencyKeys(
       tx,
@@ -79,23 +153,11 @@ async function writeBatch(deps: MessagesDeps, sends: readonly PreparedSend[]): P
         umMessages.push(id);
         umFlags.push(r.flags);
       }
-      event(eventsInbox.notify, {
-        realm_id: realmId,
-        users: s.recipients.map((r) => ({ id: r.id, flags: flagNames(r.flags) })),
-        event: { type: 'message', message: { ...s.event, id } },
-        ...(s.senderQueueId !== undefined ? { sender_queue_id: s.senderQueueId } : {}),
-        ...(s.localId !== undefined ? { local_id: s.localId } : {}),
-      });
-      event(messagesEvents.messageSent, {
-        realm_id: realmId,
-        message_id: id,
-        stream_id: s.message.stream_id,
-        sender_id: s.message.sender_id,
-        timestamp: Math.floor(s.message.date_sent.getTime() / 1000),
-      });
+      event(eventsInbox.notify, notifyPayload(realmId, s, id));
+      event(messagesEvents.messageSent, sentPayload(realmId, s, id));
     }
     await messageStore.insertBatch(tx, fresh.map(({ s, id }) => ({ ...s.message, id })), { userIds: umUsers, messageIds: umMessages, flags: umFlags }, outbox);
-    return result;
+    return { ids: result };
   });
 }
 
@@ -103,8 +165,12 @@ async function writeBatch(deps: MessagesDeps, sends: readonly PreparedSend[]): P
 export class SendWriter {
   private readonly queues = new Map<number, Pending[]>();
   private readonly draining = new Set<number>();
+  /** The send checks' view of the read models, validated by every write. */
+  readonly contexts: SendContextCache;
 
-  constructor(private readonly deps: MessagesDeps) {}
+  constructor(private readonly deps: MessagesDeps) {
+    this.contexts = new SendContextCache(deps.pool);
+  }
 
   /** Resolves with the message id once the message is committed. */
   submit(send: PreparedSend): Promise<number> {
@@ -134,15 +200,35 @@ export class SendWriter {
   }
 
   private async write(batch: Pending[]): Promise<void> {
+    // Versions only grow and each was read committed, so a send checked at an older version
+    // than another in the batch is stale whatever the database says now.
+    const newest = Math.max(-1, ...batch.map((p) => p.send.readModelVersion ?? -1));
+    const isStale = (p: Pending, current: number) => p.send.readModelVersion !== undefined && p.send.readModelVersion !== current;
+    const realmId = batch[0]?.send.message.realm_id as number;
+    if (newest >= 0 && batch.some((p) => isStale(p, newest))) {
+      for (const p of batch.filter((x) => isStale(x, newest))) p.reject(new StaleSendContext(newest));
+      batch = batch.filter((p) => !isStale(p, newest));
+    }
+    let outcome: BatchOutcome;
     try {
-      const ids = await writeBatch(this.deps, batch.map((p) => p.send));
-      batch.forEach((p, i) => p.resolve(ids[i] as number));
+      outcome = await writeBatch(this.deps, newest >= 0 ? newest : null, batch.map((p) => p.send));
     } catch (e) {
       if (batch.length === 1) {
         batch[0]?.reject(e);
         return;
       }
       for (const p of batch) await this.write([p]);
+      return;
     }
+    if ('ids' in outcome) {
+      const { ids } = outcome;
+      batch.forEach((p, i) => p.resolve(ids[i] as number));
+      return;
+    }
+    this.contexts.sawVersion(realmId, outcome.staleAt);
+    for (const p of batch) if (p.send.readModelVersion !== undefined) p.reject(new StaleSendContext(outcome.staleAt));
+    // Sends that were not checked against a version (their callers do not retry) go again.
+    const unchecked = batch.filter((p) => p.send.readModelVersion === undefined);
+    if (unchecked.length) await this.write(unchecked);
   }
 }

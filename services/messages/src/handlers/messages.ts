@@ -1,17 +1,24 @@
 /** Bus adapters of the messages service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { messagesRpc } from '@zc/shared/contracts';
+import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
 import { checkSendMessage } from '../actions/send-message.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
 import { getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
+import { getMessageHistory } from '../queries/message-history.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { messageStore } from '../store/message-store.js';
 
 export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
   bus.serve(messagesRpc.send, async (r) => ({ id: await checkSendMessage(deps, writer, r) }));
   bus.serve(messagesRpc.list, (r) => listMessages(deps, r));
+  bus.serve(messagesRpc.update, async (r) => {
+    await checkUpdateMessage(deps, writer, r);
+    return {};
+  });
+  bus.serve(messagesRpc.history, (r) => getMessageHistory(deps, r.actor, r.message_id));
   bus.serve(messagesRpc.getOne, (r) => getMessage(deps, r.actor, r.message_id, r.apply_markdown));
   bus.serve(messagesRpc.matchesNarrow, async (r) => ({ messages: await matchesNarrow(deps, r.actor, r.msg_ids, r.narrow) }));
   bus.serve(messagesRpc.updateFlags, async (r) => ({ messages: await doUpdateFlags(deps, r.actor, r.messages, r.op, r.flag) }));

@@ -4,7 +4,8 @@
  * (finalised for the request's apply_markdown and client_gravatar).
  */
 import { createHash } from 'node:crypto';
-import { finaliseMessageForQueue, type MessageEventMessage } from '@zc/shared/contracts';
+import { finaliseMessageForQueue, type EditHistoryEntry, type MessageEventMessage } from '@zc/shared/contracts';
+import type { TopicLink } from './render.js';
 
 export interface SenderView {
   id: number;
@@ -33,6 +34,9 @@ export interface MessageRowView {
   date_sent: Date;
   sending_client: string;
   is_me_message: boolean;
+  /** Newest first; null or absent until the message is edited. */
+  edit_history?: EditHistoryEntry[] | null;
+  last_edit_time?: Date | null;
 }
 
 /** The users' avatar rule: gravatar of the lower-cased real address, or the uploaded file. */
@@ -65,6 +69,7 @@ export function toEventMessage(
   sender: SenderView,
   displayRecipient: string | DisplayUser[],
   realmStr: string,
+  topicLinks: TopicLink[] = [],
 ): MessageEventMessage {
   const out: MessageEventMessage = {
     id: m.id,
@@ -84,14 +89,16 @@ export function toEventMessage(
     is_me_message: m.is_me_message,
     reactions: [],
     submessages: [],
-    // TODO(issue-3): linkifiers are applied to topics once the realm's linkifiers are in our read model.
-    topic_links: [],
+    topic_links: topicLinks,
     raw_content: m.content,
     sender_delivery_email: sender.delivery_email,
     sender_avatar_source: sender.avatar_source,
     sender_avatar_version: sender.avatar_version,
   };
   if (m.stream_id !== null) out.stream_id = m.stream_id;
+  // Spec 2.2: both are absent until the first edit.
+  if (m.edit_history) out.edit_history = m.edit_history;
+  if (m.last_edit_time) out.last_edit_timestamp = Math.floor(m.last_edit_time.getTime() / 1000);
   return out;
 }
 

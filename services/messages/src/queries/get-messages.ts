@@ -9,8 +9,10 @@ import { badRequest } from '@zc/shared/errors';
 import type { Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
 import { ensureRealm } from '../actions/read-model.js';
+import { topicLinker } from '../actions/render-message.js';
 import { FLAG_BITS, flagNames } from '../lib/flags.js';
 import { toApiMessage } from '../lib/message-view.js';
+import type { TopicLink } from '../lib/render.js';
 import { parseNarrow } from '../lib/narrow.js';
 import type { MessageRow } from '../store/message-store.js';
 import { messageStore } from '../store/message-store.js';
@@ -24,7 +26,7 @@ export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
 export const invalidMessage = () => badRequest('Invalid message(s)');
 
 const ROW_COLS = `m.id, m.realm_id, m.sender_id, m.recipient_id, m.stream_id, m.topic, m.content, m.rendered_content, m.rendered_content_version,
-  m.date_sent, m.sending_client, m.is_me_message, m.has_link, m.has_image, m.has_attachment`;
+  m.date_sent, m.sending_client, m.is_me_message, m.has_link, m.has_image, m.has_attachment, m.edit_history, m.last_edit_time`;
 
 type FetchedRow = MessageRow & { viewer_flags: number };
 
@@ -137,7 +139,7 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   const afterRows = all.filter((m) => m.id > anchor).slice(0, numAfter);
   const rows = [...(numBefore ? beforeRows : []), ...anchorRows, ...(numAfter ? afterRows : [])];
 
-  const messages = await renderForViewer(q, realm.subdomain, r.actor.realm_id, rows, plan.search, r);
+  const messages = await renderForViewer(q, realm.subdomain, r.actor.realm_id, rows, plan.search, r, await topicLinker(deps, realm.id));
   return {
     anchor,
     found_anchor: anchorRows.length === 1,
@@ -155,8 +157,9 @@ async function renderForViewer(
   rows: readonly FetchedRow[],
   search: readonly string[],
   opts: { apply_markdown: boolean; client_gravatar: boolean },
+  topicLinks: (topic: string) => TopicLink[],
 ): Promise<Record<string, unknown>[]> {
-  const events = await hydrateMessages(q, realmId, realmStr, rows);
+  const events = await hydrateMessages(q, realmId, realmStr, rows, topicLinks);
   const marks = search.length ? await highlights(q, rows.map((m) => m.id), search) : undefined;
   return events.map((e, i) => {
     const m = toApiMessage(e, flagNames((rows[i] as FetchedRow).viewer_flags), opts);
@@ -188,7 +191,7 @@ export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: nu
   const [message] = await renderForViewer(deps.pool, realm.subdomain, actor.realm_id, [{ ...row, viewer_flags: flags ?? FLAG_BITS.read | FLAG_BITS.historical }], [], {
     apply_markdown: applyMarkdown,
     client_gravatar: false,
-  });
+  }, await topicLinker(deps, realm.id));
   return { message: message as Record<string, unknown>, raw_content: row.content };
 }
 

@@ -2,6 +2,7 @@
 import type { MessageEventMessage } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 import { privateDisplayRecipient, toDisplayUser, toEventMessage, type DisplayUser } from '../lib/message-view.js';
+import type { TopicLink } from '../lib/render.js';
 import type { MessageRow } from '../store/message-store.js';
 import { readModelStore, type UserRow } from '../store/read-model-store.js';
 
@@ -21,7 +22,13 @@ const unknownUser = (id: number): UserRow => ({
 });
 
 /** The event form of each row (the same dict a message event carries), in the rows' order. */
-export async function hydrateMessages(q: Queryable, realmId: number, realmStr: string, rows: readonly MessageRow[]): Promise<MessageEventMessage[]> {
+export async function hydrateMessages(
+  q: Queryable,
+  realmId: number,
+  realmStr: string,
+  rows: readonly MessageRow[],
+  topicLinks: (topic: string) => TopicLink[] = () => [],
+): Promise<MessageEventMessage[]> {
   if (rows.length === 0) return [];
   const privateRecipientIds = [...new Set(rows.filter((r) => r.stream_id === null).map((r) => r.recipient_id))];
   const recipients = await readModelStore.recipientsByIds(q, privateRecipientIds);
@@ -40,6 +47,6 @@ export async function hydrateMessages(q: Queryable, realmId: number, realmStr: s
       const rec = recipientById.get(m.recipient_id);
       display = privateDisplayRecipient((rec?.user_ids ?? []).map((id) => toDisplayUser(user(id))), toDisplayUser(sender), rec?.type ?? 1);
     }
-    return toEventMessage(m, sender, display, realmStr);
+    return toEventMessage(m, sender, display, realmStr, m.stream_id === null ? [] : topicLinks(m.topic));
   });
 }

@@ -1,4 +1,5 @@
 /** Messages, their per-user rows (Zulip's UserMessage) and idempotency keys. */
+import type { EditHistoryEntry } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 
 export interface NewMessage {
@@ -19,7 +20,8 @@ export interface NewMessage {
   has_attachment: boolean;
 }
 
-export type MessageRow = NewMessage;
+/** A stored message; the edit fields are null until its first edit (spec 2.2, 2.3). */
+export type MessageRow = NewMessage & { edit_history?: EditHistoryEntry[] | null; last_edit_time?: Date | null };
 
 export interface UserMessageRow {
   user_id: number;
@@ -93,6 +95,101 @@ export const messageStore = {
     );
   },
 
+  /**
+   * Writes a batch of sends as ONE autocommit statement (one round trip, one commit, no
+   * BEGIN/COMMIT): takes the realm's send lock, checks the realm's read-model version, draws
+   * the ids, and inserts the messages, every recipient's row and the outbox events.
+   *
+   * - Order: the statement's implicit transaction holds the transaction-level advisory lock
+   *   until it commits, as an explicit one would. The lock call and nextval share one CASE,
+   *   which evaluates its condition first, so no id is drawn before the lock is held.
+   * - Rows refer to their message by its 1-based position in `ms` (`ord`); ids are matched to
+   *   positions in id order, so the batch's messages get increasing ids in batch order.
+   * - Outbox payloads are JSON text written without the id; `idPath` names where the message's
+   *   id goes (jsonb_set), so the events are built before the ids exist.
+   * - Freshness: when `expectedVersion` is not null and the realm's read-model version differs
+   *   (the checks read data that has changed since), nothing is written and `ids` is empty.
+   *   The version is read in the statement's snapshot, before the lock is taken.
+   */
+  async insertSends(
+    q: Queryable,
+    o: {
+      lockClass: number;
+      realmId: number;
+      expectedVersion: number | null;
+      messages: ReadonlyArray<Omit<NewMessage, 'id'>>;
+      rows: { userIds: readonly number[]; ords: readonly number[]; flags: readonly number[] };
+      outbox: ReadonlyArray<{ subject: string; payload: string; ord: number; idPath: string; carrier: string }>;
+    },
+  ): Promise<{ version: number; ids: number[] }> {
+    const ms = o.messages;
+    const { rows } = await q.query<{ version: number; ids: number[] }>(
+      `WITH fresh AS MATERIALIZED (
+         SELECT COALESCE((SELECT version FROM messages.read_model_version WHERE realm_id = $2), 0) AS version),
+       drawn AS MATERIALIZED (
+         SELECT CASE WHEN pg_advisory_xact_lock($1::int, $2::int) IS NOT NULL THEN nextval('messages.message_id_seq') END AS id
+         FROM generate_series(1, $3::int), fresh
+         WHERE $4::bigint IS NULL OR fresh.version = $4::bigint),
+       ids AS MATERIALIZED (SELECT id, row_number() OVER (ORDER BY id) AS ord FROM drawn),
+       m AS (
+         INSERT INTO messages.message (${MESSAGE_COLS})
+         SELECT ids.id, c.realm_id, c.sender_id, c.recipient_id, c.stream_id, c.topic, c.content, c.rendered_content, c.rendered_content_version,
+           c.date_sent, c.sending_client, c.is_me_message, c.has_link, c.has_image, c.has_attachment
+         FROM unnest($5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::int[],
+           $13::timestamptz[], $14::text[], $15::boolean[], $16::boolean[], $17::boolean[], $18::boolean[]) WITH ORDINALITY
+           AS c(realm_id, sender_id, recipient_id, stream_id, topic, content, rendered_content, rendered_content_version,
+                date_sent, sending_client, is_me_message, has_link, has_image, has_attachment, ord)
+         JOIN ids ON ids.ord = c.ord),
+       um AS (
+         INSERT INTO messages.user_message (user_id, message_id, flags)
+         SELECT u.user_id, ids.id, u.flags FROM unnest($19::bigint[], $20::int[], $21::int[]) AS u(user_id, ord, flags) JOIN ids ON ids.ord = u.ord
+         ON CONFLICT DO NOTHING),
+       ob AS (
+         INSERT INTO messages.outbox (subject, payload, trace_carrier)
+         SELECT o.subject, jsonb_set(o.payload::jsonb, o.path::text[], to_jsonb(ids.id)), o.carrier::jsonb
+         FROM unnest($22::text[], $23::text[], $24::int[], $25::text[], $26::text[]) WITH ORDINALITY AS o(subject, payload, ord, path, carrier, n)
+         JOIN ids ON ids.ord = o.ord
+         ORDER BY o.n)
+       SELECT fresh.version, ARRAY(SELECT id FROM ids ORDER BY ord) AS ids FROM fresh`,
+      [
+        o.lockClass,
+        o.realmId,
+        ms.length,
+        o.expectedVersion,
+        ms.map((m) => m.realm_id),
+        ms.map((m) => m.sender_id),
+        ms.map((m) => m.recipient_id),
+        ms.map((m) => m.stream_id),
+        ms.map((m) => m.topic),
+        ms.map((m) => m.content),
+        ms.map((m) => m.rendered_content),
+        ms.map((m) => m.rendered_content_version),
+        ms.map((m) => m.date_sent),
+        ms.map((m) => m.sending_client),
+        ms.map((m) => m.is_me_message),
+        ms.map((m) => m.has_link),
+        ms.map((m) => m.has_image),
+        ms.map((m) => m.has_attachment),
+        o.rows.userIds,
+        o.rows.ords,
+        o.rows.flags,
+        o.outbox.map((x) => x.subject),
+        o.outbox.map((x) => x.payload),
+        o.outbox.map((x) => x.ord),
+        o.outbox.map((x) => x.idPath),
+        o.outbox.map((x) => x.carrier),
+      ],
+    );
+    const row = rows[0] as { version: number; ids: number[] };
+    return { version: Number(row.version), ids: row.ids.map(Number) };
+  },
+
+  /** The realm's read-model version now (migrations/0003), for a write that runs in an explicit transaction. */
+  async readModelVersion(q: Queryable, realmId: number): Promise<number> {
+    const { rows } = await q.query<{ version: number }>('SELECT version FROM messages.read_model_version WHERE realm_id = $1', [realmId]);
+    return rows[0]?.version ?? 0;
+  },
+
   /** Every recipient's row in one statement (one array per column). */
   async insertUserMessages(q: Queryable, userIds: readonly number[], messageIds: readonly number[], flags: readonly number[]): Promise<void> {
     if (userIds.length === 0) return;
@@ -105,7 +202,7 @@ export const messageStore = {
 
   async byIds(q: Queryable, ids: readonly number[]): Promise<MessageRow[]> {
     if (ids.length === 0) return [];
-    const { rows } = await q.query<MessageRow>(`SELECT ${MESSAGE_COLS} FROM messages.message WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
+    const { rows } = await q.query<MessageRow>(`SELECT ${MESSAGE_COLS}, edit_history, last_edit_time FROM messages.message WHERE id = ANY($1::bigint[]) ORDER BY id`, [ids]);
     return rows;
   },
 

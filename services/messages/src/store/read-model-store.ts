@@ -3,7 +3,7 @@
  * service), streams, subscribers, muted streams and topics (subscriptions service), and the
  * recipients derived from them. Upserts are idempotent so redelivered events do no harm.
  */
-import type { RealmRecord, StreamRecord, UserRecord } from '@zc/shared/contracts';
+import { Role, type RealmRecord, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 
 export interface RealmRow {
@@ -60,7 +60,27 @@ export interface SendContextRow {
   sender: UserRow | null;
   stream: StreamRow | null;
   subscriber_ids: number[];
+  /** Whether a guest is among the subscribers (their access ends with their subscription). */
+  guest_subscribed: boolean;
+  /** The realm's read-model version these rows belong to (migrations/0003). */
+  version: number;
 }
+
+/**
+ * A CTE named `bump` that increments the read-model version of the realms `realmsSql` selects
+ * (one column), in realm order. Statements that change the read models select from it
+ * (`AFTER_BUMP`) so that it runs before they lock or write any other row: every writer takes
+ * the realm's version row first, so writers queue on it instead of deadlocking on each other's
+ * rows, and the bump commits together with the change it announces.
+ */
+const bump = (realmsSql: string) => `bump AS (
+  INSERT INTO messages.read_model_version AS v (realm_id, version)
+  SELECT r, 1 FROM (${realmsSql}) AS x(r) WHERE r IS NOT NULL GROUP BY r ORDER BY r
+  ON CONFLICT (realm_id) DO UPDATE SET version = v.version + 1
+  RETURNING realm_id)`;
+/** A condition that is always true but can only be evaluated after `bump` ran (a one-time filter). */
+const AFTER_BUMP = '(SELECT count(*) FROM bump) >= 0';
+const realmOfStream = (param: string) => `SELECT realm_id FROM messages.stream WHERE id = ${param}`;
 
 export const readModelStore = {
   /**
@@ -79,8 +99,11 @@ export const readModelStore = {
          (SELECT row_to_json(r) FROM (SELECT id, subdomain, url, settings FROM messages.realm WHERE id = $1) r) AS realm,
          (SELECT row_to_json(u) FROM (SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
          (SELECT row_to_json(s) FROM s) AS stream,
-         ARRAY(SELECT sub.user_id::int FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id) AS subscriber_ids`,
-      [realmId, senderId, byId, byName],
+         ARRAY(SELECT sub.user_id::int FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id) AS subscriber_ids,
+         EXISTS (SELECT 1 FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id
+                 JOIN messages.user_account u ON u.id = sub.user_id WHERE u.role >= $5) AS guest_subscribed,
+         COALESCE((SELECT version FROM messages.read_model_version WHERE realm_id = $1), 0) AS version`,
+      [realmId, senderId, byId, byName, Role.GUEST],
     );
     const row = rows[0] as SendContextRow;
     if (row.sender) row.sender.date_joined = new Date(row.sender.date_joined);
@@ -89,7 +112,8 @@ export const readModelStore = {
 
   async upsertRealm(q: Queryable, r: RealmRecord): Promise<void> {
     await q.query(
-      `INSERT INTO messages.realm (id, subdomain, url, settings) VALUES ($1, $2, $3, $4)
+      `WITH ${bump('SELECT $1::bigint')}
+       INSERT INTO messages.realm (id, subdomain, url, settings) SELECT $1, $2, $3, $4 WHERE ${AFTER_BUMP}
        ON CONFLICT (id) DO UPDATE SET subdomain = EXCLUDED.subdomain, url = EXCLUDED.url, settings = EXCLUDED.settings`,
       [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings)],
     );
@@ -102,9 +126,11 @@ export const readModelStore = {
   async upsertUsers(q: Queryable, users: readonly UserRecord[]): Promise<void> {
     if (users.length === 0) return;
     await q.query(
-      `INSERT INTO messages.user_account (${USER_COLS})
+      `WITH ${bump('SELECT (u->>\'realm_id\')::bigint FROM jsonb_array_elements($1::jsonb) AS u')}
+       INSERT INTO messages.user_account (${USER_COLS})
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, realm_id bigint, email text, delivery_email text, full_name text,
          role integer, is_active boolean, is_bot boolean, bot_owner_id bigint, avatar_source text, avatar_version integer, date_joined timestamptz)
+       WHERE ${AFTER_BUMP}
        ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, delivery_email = EXCLUDED.delivery_email, full_name = EXCLUDED.full_name,
          role = EXCLUDED.role, is_active = EXCLUDED.is_active, is_bot = EXCLUDED.is_bot, bot_owner_id = EXCLUDED.bot_owner_id,
          avatar_source = EXCLUDED.avatar_source, avatar_version = EXCLUDED.avatar_version`,
@@ -139,16 +165,18 @@ export const readModelStore = {
   /** Inserts or updates a stream; creates its recipient the first time. */
   async upsertStream(q: Queryable, s: StreamRecord): Promise<StreamRow> {
     const { rows } = await q.query<StreamRow>(
-      `WITH existing AS (SELECT recipient_id FROM messages.stream WHERE id = $1),
+      `WITH ${bump('SELECT $2::bigint')},
+       existing AS (SELECT recipient_id FROM messages.stream WHERE id = $1 AND ${AFTER_BUMP}),
        new_recipient AS (
          INSERT INTO messages.recipient (realm_id, type, type_id)
-         SELECT $2, 2, $1 WHERE NOT EXISTS (SELECT 1 FROM existing)
+         SELECT $2, 2, $1 WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${AFTER_BUMP}
          ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO NOTHING
          RETURNING id)
        INSERT INTO messages.stream (id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8,
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8,
          COALESCE((SELECT recipient_id FROM existing), (SELECT id FROM new_recipient),
-                  (SELECT id FROM messages.recipient WHERE type = 2 AND type_id = $1)))
+                  (SELECT id FROM messages.recipient WHERE type = 2 AND type_id = $1))
+       WHERE ${AFTER_BUMP}
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, invite_only = EXCLUDED.invite_only, is_web_public = EXCLUDED.is_web_public,
          history_public_to_subscribers = EXCLUDED.history_public_to_subscribers, stream_post_policy = EXCLUDED.stream_post_policy,
          is_archived = EXCLUDED.is_archived
@@ -201,16 +229,25 @@ export const readModelStore = {
   async addSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
     if (userIds.length === 0) return;
     await q.query(
-      `INSERT INTO messages.subscriber (stream_id, user_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`,
+      `WITH ${bump(realmOfStream('$1'))}
+       INSERT INTO messages.subscriber (stream_id, user_id) SELECT $1, u FROM unnest($2::bigint[]) AS u WHERE ${AFTER_BUMP} ON CONFLICT DO NOTHING`,
       [streamId, userIds],
     );
   },
   async removeSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
-    await q.query('DELETE FROM messages.subscriber WHERE stream_id = $1 AND user_id = ANY($2::bigint[])', [streamId, userIds]);
+    await q.query(
+      `WITH ${bump(realmOfStream('$1'))}
+       DELETE FROM messages.subscriber WHERE stream_id = $1 AND user_id = ANY($2::bigint[]) AND ${AFTER_BUMP}`,
+      [streamId, userIds],
+    );
   },
   /** Makes the subscriber set exactly `userIds` (an authoritative answer from the owner). */
   async replaceSubscribers(q: Queryable, streamId: number, userIds: readonly number[]): Promise<void> {
-    await q.query('DELETE FROM messages.subscriber WHERE stream_id = $1 AND NOT (user_id = ANY($2::bigint[]))', [streamId, userIds]);
+    await q.query(
+      `WITH ${bump(realmOfStream('$1'))}
+       DELETE FROM messages.subscriber WHERE stream_id = $1 AND NOT (user_id = ANY($2::bigint[])) AND ${AFTER_BUMP}`,
+      [streamId, userIds],
+    );
     await this.addSubscribers(q, streamId, userIds);
   },
   async subscriberIds(q: Queryable, streamId: number): Promise<number[]> {

@@ -80,4 +80,39 @@ export default async function messagesRoutes(app: FastifyInstance) {
     if (!/^\d+$/.test(id)) throw badRequest('Invalid message(s)');
     return success(await bus.request(messagesRpc.getOne, { actor: request.actor, message_id: Number(id), apply_markdown: p.apply_markdown }));
   });
+
+  // Edit a message (spec 4.14); the messages service applies every rule, including propagate_mode's values.
+  app.patch<{ Params: { message_id: string } }>('/:message_id', async (request) => {
+    const p = params(request, {
+      content: text().optional(),
+      topic: text().optional(),
+      subject: text().optional(),
+      stream_id: int().optional(),
+      propagate_mode: str().optional('change_one'),
+      send_notification_to_old_thread: bool().optional(false),
+      send_notification_to_new_thread: bool().optional(true),
+    });
+    const topic = p.topic ?? p.subject;
+    await bus.request(messagesRpc.update, {
+      actor: request.actor,
+      message_id: messageIdOf(request.params.message_id),
+      propagate_mode: p.propagate_mode,
+      send_notification_to_old_thread: p.send_notification_to_old_thread,
+      send_notification_to_new_thread: p.send_notification_to_new_thread,
+      ...(p.content !== undefined ? { content: p.content } : {}),
+      ...(topic !== undefined ? { topic } : {}),
+      ...(p.stream_id !== undefined ? { stream_id: p.stream_id } : {}),
+    });
+    return success({});
+  });
+
+  app.get<{ Params: { message_id: string } }>('/:message_id/history', async (request) => {
+    params(request, {});
+    return success(await bus.request(messagesRpc.history, { actor: request.actor, message_id: messageIdOf(request.params.message_id) }));
+  });
+}
+
+function messageIdOf(raw: string): number {
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw badRequest('Invalid message(s)');
+  return Number(raw);
 }

@@ -1,0 +1,230 @@
+/**
+ * The renderer's view of a realm, kept in memory per replica: users (mentions), public
+ * streams (channel links), linkifiers and alert words. Rendering a message then needs no
+ * database round trip at all (the send path's budget is 1,000 messages/s, DESIGN.md).
+ *
+ * Freshness: each replica listens to the owners' domain events on core NATS (not a queue
+ * group and not the durable consumer, which only one replica sees) and patches its copy from
+ * the event payloads, which carry whole records and whole lists; the durable read-model
+ * consumer patches it too. Core NATS delivery is at most once, so a realm's copy is also
+ * reloaded from the read models after `ttlMs`. A load that raced with an event is used but
+ * not kept.
+ */
+import type { Bus } from '@zc/shared/bus';
+import { subscriptionsEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
+import type { Pool } from '@zc/shared/db';
+import type { Logger } from '@zc/shared/logging';
+import type { RenderContext } from '../lib/render.js';
+import { renderStore, type LinkableStream, type MentionableUser } from '../store/render-store.js';
+
+export interface RealmRenderData {
+  usersById: Map<number, MentionableUser>;
+  /** Lower-cased full name → every user with that name. */
+  usersByName: Map<string, MentionableUser[]>;
+  /** Lower-cased name → public stream. */
+  streamsByName: Map<string, LinkableStream>;
+  linkifiers: Linkifier[];
+  /** Users with alert words → their words. */
+  alertWords: Map<number, string[]>;
+  loadedAt: number;
+}
+
+const DEFAULT_TTL_MS = 30_000;
+
+function addByName(map: Map<string, MentionableUser[]>, u: MentionableUser): void {
+  const key = u.full_name.toLowerCase();
+  map.set(key, [...(map.get(key) ?? []).filter((x) => x.id !== u.id), u]);
+}
+
+/** Zulip's mention-by-name rule: a name two active users share mentions nobody. */
+function uniqueByName(data: RealmRenderData, name: string): MentionableUser | undefined {
+  const all = data.usersByName.get(name.toLowerCase()) ?? [];
+  const candidates = all.length > 1 ? all.filter((u) => u.is_active) : all;
+  return candidates.length === 1 ? candidates[0] : undefined;
+}
+
+export class RenderContextCache {
+  private readonly realms = new Map<number, RealmRenderData>();
+  private readonly loading = new Map<number, Promise<RealmRenderData>>();
+  /** Bumped by every change of a realm, so a load that overlapped one is not kept. */
+  private readonly generation = new Map<number, number>();
+
+  constructor(
+    private readonly io: { pool: Pool; bus: Bus; log: Logger },
+    private readonly ttlMs = DEFAULT_TTL_MS,
+  ) {}
+
+  /**
+   * The realm's data from memory. Only the first use of a realm waits for the read models;
+   * after the TTL the copy in hand is used while a fresh one loads in the background.
+   */
+  async forRealm(realmId: number): Promise<RealmRenderData> {
+    const known = this.realms.get(realmId);
+    if (known && Date.now() - known.loadedAt < this.ttlMs) return known;
+    const load = this.loading.get(realmId) ?? this.startLoad(realmId);
+    if (!known) return load;
+    load.catch((err: unknown) => this.io.log.warn({ err, realm_id: realmId }, 'render context reload failed; keeping the old one'));
+    return known;
+  }
+
+  private startLoad(realmId: number): Promise<RealmRenderData> {
+    const load = this.load(realmId).finally(() => this.loading.delete(realmId));
+    this.loading.set(realmId, load);
+    return load;
+  }
+
+  private async load(realmId: number): Promise<RealmRenderData> {
+    const gen = this.generation.get(realmId) ?? 0;
+    const { pool } = this.io;
+    const [userRows, streams, storedLinkifiers, alertRows] = await Promise.all([
+      renderStore.realmUsers(pool, realmId),
+      renderStore.realmPublicStreams(pool, realmId),
+      renderStore.realmLinkifiers(pool, realmId),
+      renderStore.realmAlertWords(pool, realmId),
+    ]);
+    const linkifiers = storedLinkifiers ?? (await this.fetchLinkifiers(realmId));
+    const data: RealmRenderData = {
+      usersById: new Map(userRows.map((u) => [u.id, u])),
+      usersByName: new Map(),
+      streamsByName: new Map(streams.map((s) => [s.name.toLowerCase(), s])),
+      linkifiers,
+      alertWords: new Map(alertRows.map((r) => [r.user_id, r.words])),
+      loadedAt: Date.now(),
+    };
+    for (const u of userRows) addByName(data.usersByName, u);
+    if ((this.generation.get(realmId) ?? 0) === gen) this.realms.set(realmId, data);
+    return data;
+  }
+
+  /** The read model has never heard of this realm's linkifiers: ask the users service once and keep the answer. */
+  private async fetchLinkifiers(realmId: number): Promise<Linkifier[]> {
+    try {
+      const { linkifiers } = await this.io.bus.request(users.listLinkifiers, { realm_id: realmId }, { timeoutMs: 3000 });
+      await renderStore.setRealmLinkifiers(this.io.pool, realmId, linkifiers);
+      return linkifiers;
+    } catch (err) {
+      // Rendering without linkifiers beats failing the send; the next load asks again.
+      this.io.log.warn({ err, realm_id: realmId }, 'users service did not list linkifiers; rendering without them');
+      return [];
+    }
+  }
+
+  private changed(realmId: number): RealmRenderData | undefined {
+    this.generation.set(realmId, (this.generation.get(realmId) ?? 0) + 1);
+    return this.realms.get(realmId);
+  }
+
+  applyUser(u: UserRecord): void {
+    const data = this.changed(u.realm_id);
+    if (!data) return;
+    const previous = data.usersById.get(u.user_id);
+    if (previous) {
+      const key = previous.full_name.toLowerCase();
+      data.usersByName.set(key, (data.usersByName.get(key) ?? []).filter((x) => x.id !== u.user_id));
+    }
+    const user = { id: u.user_id, full_name: u.full_name, is_active: u.is_active };
+    data.usersById.set(u.user_id, user);
+    addByName(data.usersByName, user);
+  }
+
+  applyStream(s: StreamRecord): void {
+    const data = this.changed(s.realm_id);
+    if (!data) return;
+    for (const [name, known] of data.streamsByName) if (known.id === s.stream_id) data.streamsByName.delete(name);
+    if (!s.invite_only && !s.is_archived) data.streamsByName.set(s.name.toLowerCase(), { id: s.stream_id, name: s.name });
+  }
+
+  setLinkifiers(realmId: number, linkifiers: readonly Linkifier[]): void {
+    const data = this.changed(realmId);
+    if (data) data.linkifiers = [...linkifiers];
+  }
+
+  setAlertWords(realmId: number, userId: number, words: readonly string[]): void {
+    const data = this.changed(realmId);
+    if (!data) return;
+    if (words.length === 0) data.alertWords.delete(userId);
+    else data.alertWords.set(userId, [...words]);
+  }
+
+  /** Applies one domain event of the users or subscriptions service (ignores the others). */
+  applyEvent(subject: string, payload: unknown): void {
+    switch (subject) {
+      case usersEvents.userCreated.subject:
+      case usersEvents.userUpdated.subject:
+        this.applyUser(payload as UserRecord);
+        return;
+      case usersEvents.linkifiersChanged.subject: {
+        const p = payload as { realm_id: number; linkifiers: Linkifier[] };
+        this.setLinkifiers(p.realm_id, p.linkifiers);
+        return;
+      }
+      case usersEvents.alertWordsChanged.subject: {
+        const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
+        this.setAlertWords(p.realm_id, p.user_id, p.alert_words);
+        return;
+      }
+      case subscriptionsEvents.streamCreated.subject:
+      case subscriptionsEvents.streamUpdated.subject:
+        this.applyStream(payload as StreamRecord);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Every replica hears every change (plain subscriptions, not a queue group); returns a stop function. */
+  listen(bus: Bus): () => void {
+    const contracts = [
+      usersEvents.userCreated,
+      usersEvents.userUpdated,
+      usersEvents.linkifiersChanged,
+      usersEvents.alertWordsChanged,
+      subscriptionsEvents.streamCreated,
+      subscriptionsEvents.streamUpdated,
+    ];
+    const subs = contracts.map((c) =>
+      bus.nc.subscribe(bus.subject(c.subject), {
+        callback: (err, msg) => {
+          if (err) return;
+          try {
+            this.applyEvent(c.subject, msg.json());
+          } catch {
+            /* a malformed event is its producer's to report; the TTL reload repairs us */
+          }
+        },
+      }),
+    );
+    return () => {
+      for (const s of subs) s.unsubscribe();
+    };
+  }
+}
+
+/** The RenderContext lookups over one realm's data. */
+export function renderContextOf(
+  data: RealmRenderData,
+  realm: { url: string; settings: Record<string, unknown> },
+  opts: { alertWords: readonly string[]; translateEmoticons: boolean },
+): RenderContext {
+  const defaultLanguage = realm.settings.default_code_block_language;
+  return {
+    realmUrl: realm.url.replace(/\/+$/, ''),
+    linkifiers: data.linkifiers,
+    users: {
+      byFullName: (name) => uniqueByName(data, name),
+      byId: (id) => data.usersById.get(id),
+    },
+    streams: { byName: (name) => data.streamsByName.get(name.toLowerCase()) },
+    translateEmoticons: opts.translateEmoticons,
+    alertWords: opts.alertWords,
+    inlineImagePreview: realm.settings.inline_image_preview !== false,
+    ...(typeof defaultLanguage === 'string' && defaultLanguage !== '' ? { defaultCodeBlockLanguage: defaultLanguage } : {}),
+  };
+}
+
+/** The alert words of these users together (the renderer reports which occur). */
+export function alertWordsOfUsers(data: RealmRenderData, userIds: Iterable<number>): string[] {
+  const words = new Set<string>();
+  for (const id of userIds) for (const w of data.alertWords.get(id) ?? []) words.add(w);
+  return [...words];
+}
