@@ -40,9 +40,13 @@ interface OutboxRow {
   id: number;
   txid: number;
   subject: string;
-  payload: unknown;
+  /** The JSON text as stored: published as is, never parsed here. */
+  payload: string;
   trace_carrier: Record<string, string> | null;
 }
+
+/** Rows relayed per pass at most. */
+const RELAY_BATCH = 500;
 
 export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus; log: Logger; pollMs?: number }): RelayHandle {
   const { pool, schema, bus } = opts;
@@ -54,11 +58,20 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
   let dirty = false;
   let running: Promise<void> = Promise.resolve();
   const ensuredServices = new Set<string>();
+  // Rows published but not yet deleted: the next pass's statement deletes them as it reads the
+  // following rows, so a pass is one round trip instead of two (a publish is only ever followed
+  // by its delete, never preceded, so a crash in between still only causes duplicates that
+  // JetStream drops by message id).
+  let published: number[] = [];
 
   async function relayBatch(): Promise<number> {
     const { rows } = await pool.query<OutboxRow>(
-      `SELECT id, txid, subject, payload, trace_carrier FROM "${schema}".outbox ORDER BY id LIMIT 500`,
+      `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
+       SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
+       WHERE NOT (id = ANY($1::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
+      [published],
     );
+    published = [];
     if (rows.length === 0) return 0;
     for (const r of rows) {
       const [service, kind] = r.subject.split('.');
@@ -71,22 +84,35 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     // Publishes are sent in order on one connection; awaiting them together keeps the order.
     await Promise.all(
       rows.map((r) =>
-        bus.publishRaw(bus.subject(r.subject), JSON.stringify(r.payload), `${schema}:${r.id}`, {
+        bus.publishRaw(bus.subject(r.subject), r.payload, `${schema}:${r.id}`, {
           ...(r.trace_carrier ?? {}),
           [ORIGIN_HEADER]: schema,
           [TXID_HEADER]: String(r.txid),
         }),
       ),
     );
-    // Exactly the rows published: a row with a smaller id whose transaction committed after the
-    // SELECT must stay for the next pass (ids are taken at insert, not at commit).
-    await pool.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [rows.map((r) => r.id)]);
+    // Exactly the rows published are deleted (by the next pass): a row with a smaller id whose
+    // transaction committed after the SELECT must stay for the next pass (ids are taken at
+    // insert, not at commit).
+    published = rows.map((r) => r.id);
     return rows.length;
   }
 
+  /** Deletes what was published and not yet deleted. */
+  async function settle(): Promise<void> {
+    if (published.length === 0) return;
+    await pool.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [published]);
+    published = [];
+  }
+
+  /**
+   * Relays until a pass comes back short of a full batch. Rows committed after a pass's read
+   * announce themselves with a NOTIFY that sets `dirty`, so stopping there loses nothing; the
+   * last pass's rows are deleted by the next pass (the next NOTIFY or poll).
+   */
   async function drain(): Promise<void> {
-    while (!stopped && (await relayBatch()) > 0) {
-      /* keep going while there are rows */
+    while (!stopped && (await relayBatch()) === RELAY_BATCH) {
+      /* keep going while batches come back full */
     }
   }
 
@@ -141,12 +167,14 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     async flush() {
       await running;
       await drain();
+      await settle();
     },
     async stop() {
       stopped = true;
       wake?.();
       await loopDone;
       await running.catch(() => undefined);
+      await settle().catch(() => undefined);
       if (leaderClient) {
         await leaderClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
         leaderClient.release();

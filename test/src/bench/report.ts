@@ -55,6 +55,7 @@ function stepRows(scenario: string, steps: readonly StepResult[]): string[][] {
       s.latency.p999.toFixed(2),
       s.latency.max.toFixed(2),
       s.sendLag.p99.toFixed(2),
+      s.systemCpuMsPerRequest === undefined ? '' : s.systemCpuMsPerRequest.toFixed(2),
       String(s.errors),
       list(s.statuses) + (problems ? ` ${problems}` : ''),
     ];
@@ -73,8 +74,8 @@ export function formatReport(r: RunReport): string {
   const out: string[] = [];
   const steps = r.scenarios.flatMap((s) => (s.result?.steps ? stepRows(s.name, s.result.steps) : []));
   if (steps.length) {
-    out.push('Latency steps (ms, measured from each request\'s scheduled time; "lag" = generator send lag p99)');
-    out.push(table([['scenario', 'target', 'rate/s', 'done/s', 'sent', 'p50', 'p90', 'p99', 'p99.9', 'max', 'lag', 'errors', 'responses'], ...steps]));
+    out.push('Latency steps (ms, measured from each request\'s scheduled time; "lag" = generator send lag p99; "cpu/req" = CPU ms of the system\'s process per request)');
+    out.push(table([['scenario', 'target', 'rate/s', 'done/s', 'sent', 'p50', 'p90', 'p99', 'p99.9', 'max', 'lag', 'cpu/req', 'errors', 'responses'], ...steps]));
     out.push('');
   }
   out.push('Summary');

@@ -126,6 +126,7 @@ async function runScenario(s: Scenario, started: StartedBenchSystem, targets: Ta
     return { name: s.name, description: s.description, seconds: (Date.now() - t0) / 1000, ...(stray.length ? { stray_errors: stray } : {}), ...o };
   };
   const { sys } = started;
+  const cpu = started.cpuSeconds ? { cpuSeconds: started.cpuSeconds } : {};
   if (s.needsInProcess && sys.mode === 'external') return outcome({ skipped: 'needs the runner\'s own system' });
   log(`▶ ${s.name}: ${s.description}`);
   let state: unknown;
@@ -136,8 +137,8 @@ async function runScenario(s: Scenario, started: StartedBenchSystem, targets: Ta
       options,
       state,
       log: (line) => log(`  ${line}`),
-      rampUp: (target, o = {}) => rampUp(targets, target, { ...options, ...o, log }),
-      runStep: (target, o) => runStep(targets, target, o),
+      rampUp: (target, o = {}) => rampUp(targets, target, { ...options, ...o, log, ...cpu }),
+      runStep: (target, o) => runStep(targets, target, { ...cpu, ...o }),
     });
     return outcome({ result });
   } catch (err) {

@@ -4,6 +4,7 @@
  * account's credentials.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,21 @@ export interface StartedBenchSystem {
   sys: BenchSystem;
   /** Replica counts, for the report. */
   replicas: Record<string, number>;
+  /** CPU seconds (user + system) the system's own process has used, where it can be read (Linux, own system). */
+  cpuSeconds?: () => number | undefined;
   stop(): Promise<void>;
+}
+
+/** utime + stime of a process from /proc (Linux; clock ticks are 100 Hz there in practice). */
+function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 function makeSystem(p: Omit<BenchSystem, 'client' | 'createUser'>): BenchSystem {
@@ -96,6 +111,7 @@ export async function childSystem(replicas: Record<string, number>): Promise<Sta
   return {
     sys,
     replicas: { users: 1, subscriptions: 1, messages: 1, drafts: 1, events: 1, gateway: 1, ...replicas },
+    cpuSeconds: () => (child.pid === undefined ? undefined : processCpuSeconds(child.pid)),
     async stop() {
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -146,7 +146,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
           for (const s of (state[list] as Json[] | undefined) ?? []) {
             if (!(e.stream_ids as number[]).includes(s.stream_id as number) || !Array.isArray(s.subscribers)) continue;
             const set = new Set(s.subscribers as number[]);
-            for (const u of e.user_ids as number[]) (op === 'peer_add' ? set.add(u) : set.delete(u));
+            for (const u of e.user_ids as number[]) {
+              if (op === 'peer_add') set.add(u);
+              else set.delete(u);
+            }
             s.subscribers = [...set].sort((a, b) => a - b);
           }
         }
@@ -197,7 +200,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       const ids = e.messages as number[];
       if (e.flag === 'starred' && Array.isArray(state.starred_messages)) {
         const set = new Set(state.starred_messages as number[]);
-        for (const id of ids) (op === 'add' ? set.add(id) : set.delete(id));
+        for (const id of ids) {
+          if (op === 'add') set.add(id);
+          else set.delete(id);
+        }
         state.starred_messages = [...set].sort((a, b) => a - b);
       }
       if (e.flag === 'read' && op === 'add' && state.unread_msgs) removeUnread(state.unread_msgs as Json, e.all ? undefined : ids);
