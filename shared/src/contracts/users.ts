@@ -108,6 +108,10 @@ export const users = {
   }),
   /** The parts of /register's initial state the users service owns. */
   registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  /** Deactivates a user (DELETE /users/{id}, or oneself with DELETE /users/me). */
+  deactivate: rpc('users.v1.deactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
+  /** A new API key for the caller; the old one stops working at once. */
+  regenerateApiKey: rpc('users.v1.regenerate_api_key', { request: Type.Object({ actor: Actor }), reply: Type.Object({ api_key: Type.String() }) }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */

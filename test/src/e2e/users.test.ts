@@ -127,3 +127,55 @@ t.test('users and authentication through the gateway', async (t) => {
     t.ok(blocked.headers.get('retry-after'));
   });
 });
+
+/** Polls until `check` holds: cached credentials are dropped when the users service's event arrives. */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 5000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+t.test('deactivating users and replacing API keys', async (t) => {
+  const sys = await startSystem(t);
+  const { iago, desdemona, hamlet, othello, polonius } = sys.people;
+
+  const member = await sys.client(hamlet).delete(`/users/${othello.user_id}`);
+  t.equal(member.status, 400);
+  t.match(member.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
+  const ownerByAdmin = await sys.client(desdemona).delete(`/users/${iago.user_id}`);
+  t.match(ownerByAdmin.body, { msg: 'Must be an organization owner' });
+  const lastOwner = await sys.client(iago).delete('/users/me');
+  t.match(lastOwner.body, { msg: 'Cannot deactivate the only organization owner' });
+  const unknown = await sys.client(desdemona).delete('/users/999999');
+  t.match(unknown.body, { result: 'error', msg: 'No such user' });
+  const badId = await sys.client(desdemona).delete('/users/abc');
+  t.equal(badId.status, 400);
+
+  const ok = await sys.client(desdemona).delete(`/users/${othello.user_id}`);
+  t.equal(ok.status, 200);
+  const after = await sys.client(othello).get('/users/me');
+  t.equal(after.status, 401);
+  t.same(after.body, { result: 'error', msg: 'Account is deactivated', code: 'USER_DEACTIVATED' });
+  const listed = await sys.client(hamlet).get(`/users/${othello.user_id}`);
+  t.match(listed.body, { user: { user_id: othello.user_id, is_active: false } });
+
+  const self = await sys.client(polonius).delete('/users/me');
+  t.equal(self.status, 200);
+  t.ok(await eventually(async () => (await sys.client(polonius).get('/users/me')).status === 401), 'a deactivated account is refused once its cached credentials are dropped');
+
+  const regenerated = await sys.client(hamlet).post('/users/me/api_key/regenerate');
+  t.equal(regenerated.status, 200);
+  const newKey = regenerated.body.api_key as string;
+  t.match(newKey, /^[A-Za-z0-9]{32}$/);
+  t.not(newKey, hamlet.api_key);
+  t.ok(await eventually(async () => (await sys.client(hamlet).get('/users/me')).status === 401), 'the old key stops working');
+  const old = await sys.client(hamlet).get('/users/me');
+  t.match(old.body, { code: 'INVALID_API_KEY' });
+  const fresh = await sys.client({ ...hamlet, api_key: newKey }).get('/users/me');
+  t.equal(fresh.status, 200);
+  const fetched = await sys.anonymous().post('/fetch_api_key', { username: hamlet.email, password: hamlet.password });
+  t.equal(fetched.body.api_key, newKey, 'fetch_api_key returns the new key');
+});

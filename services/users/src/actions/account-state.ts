@@ -4,7 +4,7 @@
  * the user on every replica when the event arrives (gateway plugins/auth.ts), so the old
  * key stops working everywhere within one event delivery.
  */
-import { eventsInbox, usersEvents } from '@zc/shared/contracts';
+import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { transaction } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -29,12 +29,13 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
     await userStore.setActive(tx, user.id, false);
     const updated = { ...user, is_active: false };
     await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
-    // Zulip (since feature level 222) tells clients with realm_user update, is_active false.
+    // At the feature level we claim (155) clients learn of a deactivation through realm_user
+    // remove; Zulip replaced it with update {is_active: false} only at feature level 222.
     const everyone = (await userStore.listByRealm(tx, realm.id)).filter((u) => u.is_active).map((u) => u.id);
     await addToOutbox(tx, 'users', eventsInbox.notify, {
       realm_id: realm.id,
       users: everyone,
-      event: { type: 'realm_user', op: 'update', person: { user_id: user.id, is_active: false } },
+      event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: user.full_name } },
     });
     return true;
   });
@@ -50,4 +51,22 @@ export async function doRegenerateApiKey(deps: UsersDeps, realmId: number, userI
     await addToOutbox(tx, 'users', usersEvents.apiKeyChanged, { realm_id: realmId, user_id: user.id });
   });
   return apiKey;
+}
+
+/**
+ * DELETE /users/{user_id} (administrators) and DELETE /users/me: owners may be deactivated only
+ * by owners, and the last active owner never.
+ */
+export async function checkDeactivateUser(deps: UsersDeps, actor: Actor, userId: number): Promise<void> {
+  const target = await userStore.findById(deps.pool, actor.realm_id, userId);
+  if (!target || target.is_system_bot) throw noSuchUser();
+  if (userId !== actor.user_id) {
+    if (!isAdmin(actor)) throw badRequest('Must be an organization administrator');
+    if (target.role === Role.OWNER && actor.role !== Role.OWNER) throw badRequest('Must be an organization owner');
+  }
+  if (target.role === Role.OWNER) {
+    const owners = (await userStore.listByRealm(deps.pool, actor.realm_id)).filter((u) => u.is_active && u.role === Role.OWNER);
+    if (owners.length <= 1) throw badRequest('Cannot deactivate the only organization owner');
+  }
+  await doDeactivateUser(deps, actor.realm_id, userId);
 }

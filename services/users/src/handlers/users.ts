@@ -11,6 +11,7 @@ import {
   doRemoveAlertWords,
   toLinkifier,
 } from '../actions/linkifiers.js';
+import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
@@ -33,6 +34,11 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.create, async (r) => ({ user_id: await checkCreateUser(deps, r.actor, r) }));
   bus.serve(users.resolve, (r) => resolveUsers(deps, r.realm_id, r.user_ids, r.emails));
   bus.serve(users.realmSnapshot, (r) => realmSnapshot(deps, r.realm_id));
+  bus.serve(users.deactivate, async (r) => {
+    await checkDeactivateUser(deps, r.actor, r.user_id);
+    return {};
+  });
+  bus.serve(users.regenerateApiKey, async (r) => ({ api_key: await doRegenerateApiKey(deps, r.actor.realm_id, r.actor.user_id) }));
   bus.serve(users.listLinkifiers, async (r) => {
     const rows = await linkifierStore.listForRealm(deps.pool, r.realm_id);
     return {

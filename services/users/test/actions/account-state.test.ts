@@ -49,7 +49,7 @@ t.test('account state actions', async (t) => {
     t.ok(Value.Check(UserRecord, updated?.payload), 'the payload is a UserRecord');
     t.match(updated?.payload, { user_id: othello.user.id, is_active: false, email: 'othello@zulip.test' });
     t.equal(notify?.subject, 'events.inbox.v1.notify');
-    t.same(notify?.payload.event, { type: 'realm_user', op: 'update', person: { user_id: othello.user.id, is_active: false } });
+    t.same(notify?.payload.event, { type: 'realm_user', op: 'remove', person: { user_id: othello.user.id, full_name: othello.user.full_name } });
     const recipients = notify?.payload.users as number[];
     t.same([...recipients].sort((a, b) => a - b), [owner.id, hamlet.user.id].sort((a, b) => a - b), 'every active user, not the deactivated one');
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
-import { bool, str } from '@zc/shared/params';
+import { bool, int, str } from '@zc/shared/params';
 import { params } from '../../../../plugins/params.js';
 
 const viewParams = { client_gravatar: bool().optional(true), include_custom_profile_fields: bool().optional(false) };
@@ -18,6 +18,13 @@ export default async function usersRoutes(app: FastifyInstance) {
   app.post('/', async (request) => {
     const p = params(request, { email: str(), password: str(), full_name: str() });
     return success(await bus.request(users.create, { actor: request.actor, ...p }));
+  });
+
+  app.delete<{ Params: { user_id: string } }>('/:user_id', async (request) => {
+    params(request, {});
+    const userId = int({ min: 1 }).decode(request.params.user_id, 'user_id');
+    await bus.request(users.deactivate, { actor: request.actor, user_id: userId });
+    return success();
   });
 
   app.get<{ Params: { who: string } }>('/:who', async (request) => {
