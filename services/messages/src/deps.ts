@@ -12,6 +12,8 @@ export interface MessagesConfig {
   markAllAsReadBatchSize: number;
   /** At most this many sends share one transaction (actions/send-writer.ts). */
   sendBatchMax: number;
+  /** Ids in a keyword search's first window (queries/get-messages.ts); each next one is four times wider. */
+  searchWindowIds: number;
 }
 
 export function loadMessagesConfig(env = process.env): MessagesConfig {
@@ -20,6 +22,7 @@ export function loadMessagesConfig(env = process.env): MessagesConfig {
     markAllAsReadTimeLimitMs: n('ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS', 2000),
     markAllAsReadBatchSize: n('ZC_MARK_ALL_AS_READ_BATCH_SIZE', 5000),
     sendBatchMax: n('ZC_SEND_BATCH_MAX', 64),
+    searchWindowIds: n('ZC_SEARCH_WINDOW_IDS', 10_000),
   };
 }
 

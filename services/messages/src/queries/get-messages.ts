@@ -18,7 +18,7 @@ import type { MessageRow } from '../store/message-store.js';
 import { messageStore } from '../store/message-store.js';
 import { readModelStore } from '../store/read-model-store.js';
 import { hydrateMessages } from './hydrate.js';
-import { buildQuery, canReadWholeStream, planNarrow, SqlParams, type NarrowPlan, type Viewer } from './narrow-plan.js';
+import { buildQuery, canReadWholeStream, planNarrow, SqlParams, type HitsScope, type NarrowPlan, type Viewer } from './narrow-plan.js';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
@@ -46,10 +46,49 @@ export function viewerOf(actor: Actor): Viewer {
   return { realmId: actor.realm_id, userId: actor.user_id, isGuest: isGuest(actor) };
 }
 
-async function fetchRows(q: Queryable, plan: NarrowPlan, bound: { op: '<' | '<=' | '>=' | '>' | '='; id: number }, order: 'ASC' | 'DESC', limit: number, extra?: string): Promise<FetchedRow[]> {
+type Bound = { op: '<' | '<=' | '>=' | '>' | '='; id: number };
+
+/** Ids in the first keyword-search window unless configured (ZC_SEARCH_WINDOW_IDS); each further window is four times wider. */
+const SEARCH_WINDOW = 10_000;
+
+async function fetchRows(
+  q: Queryable,
+  plan: NarrowPlan,
+  bound: Bound,
+  order: 'ASC' | 'DESC',
+  limit: number,
+  extra?: string,
+  firstWindow = SEARCH_WINDOW,
+): Promise<FetchedRow[]> {
   if (limit <= 0) return [];
+  if (plan.search.length === 0) return fetchScoped(q, plan, bound, order, limit, extra);
+  // Keyword search: windows of ids moving away from the anchor, nearest first, until enough
+  // rows are found; a common word then costs the matches of the first window or two, not all
+  // of them (narrow-plan.ts, HitsScope). Windows are disjoint and taken in order, so their
+  // rows concatenate in order.
+  const maxId = await messageStore.maxMessageId(q);
+  const out: FetchedRow[] = [];
+  if (order === 'DESC') {
+    let upTo = Math.min(bound.id, maxId);
+    for (let width = firstWindow; upTo > 0 && out.length < limit; width *= 4) {
+      const above = Math.max(0, upTo - width);
+      out.push(...(await fetchScoped(q, plan, bound, order, limit - out.length, extra, { above, upTo })));
+      upTo = above;
+    }
+  } else {
+    let above = Math.max(0, bound.id - 1);
+    for (let width = firstWindow; above < maxId && out.length < limit; width *= 4) {
+      const upTo = above + width;
+      out.push(...(await fetchScoped(q, plan, bound, order, limit - out.length, extra, { above, upTo })));
+      above = upTo;
+    }
+  }
+  return out;
+}
+
+async function fetchScoped(q: Queryable, plan: NarrowPlan, bound: Bound, order: 'ASC' | 'DESC', limit: number, extra?: string, scope?: HitsScope): Promise<FetchedRow[]> {
   const p = new SqlParams();
-  const b = buildQuery(plan, p);
+  const b = buildQuery(plan, p, scope);
   const where = [...b.where, `${b.idCol} ${bound.op} ${p.add(bound.id)}`];
   if (extra) where.push(extra.replace('$flags', b.flags));
   const sql = `${b.with}SELECT ${ROW_COLS}, ${b.flags} AS viewer_flags FROM ${b.from} WHERE ${where.join(' AND ')} ORDER BY ${b.idCol} ${order} LIMIT ${p.add(limit)}`;
@@ -110,9 +149,9 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   }
   const requested = parseAnchor(r.anchor, r.use_first_unread_anchor);
   const terms = parseNarrow(r.narrow);
-  const realm = await ensureRealm(deps, r.actor.realm_id);
   const q = deps.pool;
-  const plan = await planNarrow(q, viewerOf(r.actor), terms);
+  // Independent reads go out together, each on its own pool connection.
+  const [realm, plan] = await Promise.all([ensureRealm(deps, r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
   const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
@@ -124,14 +163,16 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   let before: FetchedRow[] = [];
   let after: FetchedRow[] = [];
   if (numBefore > 0 && numAfter > 0) {
-    before = await fetchRows(q, plan, { op: '<', id: anchor }, 'DESC', numBefore);
-    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0));
+    [before, after] = await Promise.all([
+      fetchRows(q, plan, { op: '<', id: anchor }, 'DESC', numBefore, undefined, deps.settings.searchWindowIds),
+      fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0), undefined, deps.settings.searchWindowIds),
+    ]);
   } else if (numBefore > 0) {
-    before = await fetchRows(q, plan, { op: r.include_anchor ? '<=' : '<', id: anchor }, 'DESC', numBefore + (r.include_anchor && !anchoredToRight ? 1 : 0));
+    before = await fetchRows(q, plan, { op: r.include_anchor ? '<=' : '<', id: anchor }, 'DESC', numBefore + (r.include_anchor && !anchoredToRight ? 1 : 0), undefined, deps.settings.searchWindowIds);
   } else if (numAfter > 0) {
-    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0));
+    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0), undefined, deps.settings.searchWindowIds);
   } else if (r.include_anchor) {
-    after = await fetchRows(q, plan, { op: '=', id: anchor }, 'ASC', 1);
+    after = await fetchRows(q, plan, { op: '=', id: anchor }, 'ASC', 1, undefined, deps.settings.searchWindowIds);
   }
   const all = [...before.reverse(), ...after];
   const beforeRows = all.filter((m) => m.id < anchor).slice(-numBefore || all.length);
@@ -159,8 +200,10 @@ async function renderForViewer(
   opts: { apply_markdown: boolean; client_gravatar: boolean },
   topicLinks: (topic: string) => TopicLink[],
 ): Promise<Record<string, unknown>[]> {
-  const events = await hydrateMessages(q, realmId, realmStr, rows, topicLinks);
-  const marks = search.length ? await highlights(q, rows.map((m) => m.id), search) : undefined;
+  const [events, marks] = await Promise.all([
+    hydrateMessages(q, realmId, realmStr, rows, topicLinks),
+    search.length ? highlights(q, rows.map((m) => m.id), search) : undefined,
+  ]);
   return events.map((e, i) => {
     const m = toApiMessage(e, flagNames((rows[i] as FetchedRow).viewer_flags), opts);
     const h = marks?.get(e.id);
@@ -201,7 +244,8 @@ export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: reado
   await ensureRealm(deps, actor.realm_id);
   const plan = await planNarrow(deps.pool, viewerOf(actor), terms);
   const p = new SqlParams();
-  const b = buildQuery(plan, p);
+  // Only these ids' keyword matches are of interest (not every match of the word).
+  const b = buildQuery(plan, p, { ids });
   const { rows } = await deps.pool.query<{ id: number }>(
     `${b.with}SELECT m.id FROM ${b.from} WHERE ${[...b.where, `m.id = ANY(${p.add(ids)}::bigint[])`].join(' AND ')}`,
     p.values,

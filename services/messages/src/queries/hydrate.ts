@@ -31,12 +31,19 @@ export async function hydrateMessages(
 ): Promise<MessageEventMessage[]> {
   if (rows.length === 0) return [];
   const privateRecipientIds = [...new Set(rows.filter((r) => r.stream_id === null).map((r) => r.recipient_id))];
-  const recipients = await readModelStore.recipientsByIds(q, privateRecipientIds);
+  const streamIds = [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))];
+  // Independent lookups go out together (on separate pool connections): a page of history
+  // waits for one round trip here instead of three.
+  const [recipients, senders, streamRows] = await Promise.all([
+    readModelStore.recipientsByIds(q, privateRecipientIds),
+    readModelStore.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
+    readModelStore.streamsByIds(q, streamIds),
+  ]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
-  const userIds = new Set<number>(rows.map((r) => r.sender_id));
-  for (const r of recipients) for (const id of r.user_ids) userIds.add(id);
-  const users = new Map((await readModelStore.usersByIds(q, realmId, [...userIds])).map((u) => [u.id, u]));
-  const streams = new Map((await readModelStore.streamsByIds(q, [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))])).map((s) => [s.id, s]));
+  const users = new Map(senders.map((u) => [u.id, u]));
+  const others = [...new Set(recipients.flatMap((r) => r.user_ids))].filter((id) => !users.has(id));
+  for (const u of await readModelStore.usersByIds(q, realmId, others)) users.set(u.id, u);
+  const streams = new Map(streamRows.map((s) => [s.id, s]));
   const user = (id: number) => users.get(id) ?? unknownUser(id);
   return rows.map((m) => {
     const sender = user(m.sender_id);

@@ -59,12 +59,21 @@ export interface BuiltQuery {
 const negate = (c: Condition, negated: boolean): Condition => (negated ? (p, f) => `NOT (${c(p, f)})` : c);
 const never: Condition = () => 'FALSE';
 
-async function streamOf(q: Queryable, viewer: Viewer, operand: string | number | number[]): Promise<StreamRow> {
-  const s =
-    typeof operand === 'number' || /^\d+$/.test(String(operand))
-      ? ((await readModelStore.streamById(q, viewer.realmId, Number(operand))) ?? (await readModelStore.streamByName(q, viewer.realmId, String(operand))))
-      : await readModelStore.streamByName(q, viewer.realmId, String(operand));
-  if (!s) throw badNarrow(`unknown stream ${String(operand)}`);
+/** Stream lookups of one plan, by operand: the planner asks about the same stream more than once. */
+type StreamMemo = Map<string, Promise<StreamRow | undefined>>;
+
+async function streamOf(q: Queryable, viewer: Viewer, operand: string | number | number[], memo: StreamMemo): Promise<StreamRow> {
+  const key = String(operand);
+  let found = memo.get(key);
+  if (!found) {
+    found =
+      typeof operand === 'number' || /^\d+$/.test(key)
+        ? readModelStore.streamById(q, viewer.realmId, Number(operand)).then((s) => s ?? readModelStore.streamByName(q, viewer.realmId, key))
+        : readModelStore.streamByName(q, viewer.realmId, key);
+    memo.set(key, found);
+  }
+  const s = await found;
+  if (!s) throw badNarrow(`unknown stream ${key}`);
   return s;
 }
 
@@ -103,11 +112,11 @@ async function conversationWith(q: Queryable, viewer: Viewer, other: number): Pr
     `((m.sender_id = ${p.add(me)} AND m.recipient_id = ${p.add(theirs)}) OR (m.sender_id = ${p.add(other)} AND m.recipient_id = ${p.add(mine)}))`;
 }
 
-async function conditionFor(q: Queryable, viewer: Viewer, t: Term, publicRecipients: () => Promise<number[]>): Promise<Condition> {
+async function conditionFor(q: Queryable, viewer: Viewer, t: Term, publicRecipients: () => Promise<number[]>, streams: StreamMemo): Promise<Condition> {
   const me = viewer.userId;
   switch (t.operator) {
     case 'stream': {
-      const s = await streamOf(q, viewer, t.operand);
+      const s = await streamOf(q, viewer, t.operand, streams);
       return (p) => `m.recipient_id = ${p.add(s.recipient_id)}`;
     }
     case 'streams': {
@@ -180,13 +189,14 @@ async function conditionFor(q: Queryable, viewer: Viewer, t: Term, publicRecipie
 export async function planNarrow(q: Queryable, viewer: Viewer, terms: readonly Term[]): Promise<NarrowPlan> {
   let publicRids: number[] | undefined;
   const publicRecipients = async () => (publicRids ??= await readModelStore.publicStreamRecipients(q, viewer.realmId));
+  const streams: StreamMemo = new Map();
   const conditions: Condition[] = [];
-  for (const t of terms) conditions.push(negate(await conditionFor(q, viewer, t, publicRecipients), t.negated));
+  for (const t of terms) conditions.push(negate(await conditionFor(q, viewer, t, publicRecipients, streams), t.negated));
 
   let mode: NarrowPlan['mode'] = 'user_messages';
   const streamTerm = terms.find((t) => t.operator === 'stream' && !t.negated);
   if (streamTerm) {
-    if (await canReadWholeStream(q, viewer, await streamOf(q, viewer, streamTerm.operand))) mode = 'messages';
+    if (await canReadWholeStream(q, viewer, await streamOf(q, viewer, streamTerm.operand, streams))) mode = 'messages';
   } else if (!viewer.isGuest && terms.some((t) => t.operator === 'streams' && !t.negated)) {
     mode = 'messages';
   }
@@ -195,14 +205,29 @@ export async function planNarrow(q: Queryable, viewer: Viewer, terms: readonly T
   return { mode, viewer, conditions, excludedRecipients, search };
 }
 
+/**
+ * Which keyword-search matches a query considers: an id range (`above` < id <= `upTo`), or
+ * given ids. Fetching a match costs a visit to its message's heap page, so a common word's
+ * tens of thousands of matches must not all be fetched to show the newest hundred.
+ */
+export type HitsScope = { above: number; upTo: number } | { ids: readonly number[] };
+
 /** FROM/WHERE of a plan; the caller adds anchor bounds, order and limit. */
-export function buildQuery(plan: NarrowPlan, p: SqlParams): BuiltQuery {
+export function buildQuery(plan: NarrowPlan, p: SqlParams, hitsScope?: HitsScope): BuiltQuery {
   const me = p.add(plan.viewer.userId);
   // A keyword search starts from the GIN index's matches: walking the reader's history
-  // newest-first and testing each message would read most of it for a rare word.
+  // newest-first and testing each message would read most of it for a rare word. Within a
+  // scope, PostgreSQL ANDs the GIN bitmap with the primary key's (ids follow insertion, so
+  // the range is a contiguous run of pages) and visits only the matches inside it.
   const searching = plan.search.length > 0;
+  const scope =
+    hitsScope === undefined || !searching
+      ? ''
+      : 'ids' in hitsScope
+        ? ` AND id = ANY(${p.add(hitsScope.ids)}::bigint[])`
+        : ` AND id > ${p.add(hitsScope.above)} AND id <= ${p.add(hitsScope.upTo)}`;
   const withClause = searching
-    ? `WITH hits AS MATERIALIZED (SELECT id FROM messages.message WHERE search_tsv @@ plainto_tsquery('english', ${p.add(plan.search.join(' '))})) `
+    ? `WITH hits AS MATERIALIZED (SELECT id FROM messages.message WHERE search_tsv @@ plainto_tsquery('english', ${p.add(plan.search.join(' '))})${scope}) `
     : '';
   const source = searching ? 'hits JOIN messages.message m ON m.id = hits.id' : 'messages.message m';
   if (plan.mode === 'messages') {

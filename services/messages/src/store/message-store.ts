@@ -268,6 +268,12 @@ export const messageStore = {
     return rows.map((r) => r.sender_id);
   },
 
+  /** The newest message id of any realm (0 when there is none). */
+  async maxMessageId(q: Queryable): Promise<number> {
+    const { rows } = await q.query<{ id: number }>('SELECT COALESCE(max(id), 0) AS id FROM messages.message');
+    return rows[0]?.id ?? 0;
+  },
+
   async maxMessageIdFor(q: Queryable, userId: number): Promise<number> {
     const { rows } = await q.query<{ id: number | null }>('SELECT max(message_id) AS id FROM messages.user_message WHERE user_id = $1', [userId]);
     return rows[0]?.id ?? -1;
