@@ -188,6 +188,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   let streamId: number | null = null;
   let topic = '';
   let displayRecipient: PreparedSend['event']['display_recipient'];
+  let publicStream = false;
   if (target) {
     topic = topicName;
     const { stream, subscriberIds, version } = await checkStreamTarget(deps, writer, actor, senderRow, realm, target, known, now, r.internal === true);
@@ -196,6 +197,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     streamId = stream.id;
     displayRecipient = stream.name;
     recipientUserIds = subscriberIds;
+    publicStream = !stream.invite_only;
   } else {
     const p = await checkPrivateTargets(deps, actor, senderRow, r.to);
     recipientId = p.recipientId;
@@ -237,6 +239,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     event,
     ...(r.queue_id !== undefined ? { senderQueueId: r.queue_id } : {}),
     ...(r.local_id !== undefined ? { localId: r.local_id } : {}),
+    ...(publicStream ? { publicStream } : {}),
     ...(r.idempotency_key !== undefined ? { idempotencyKey: r.idempotency_key } : {}),
     ...(opts.checked ? { readModelVersion } : {}),
   });

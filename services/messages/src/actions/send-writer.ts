@@ -41,6 +41,8 @@ export interface PreparedSend {
   event: Omit<MessageEventMessage, 'id'>;
   senderQueueId?: string;
   localId?: string;
+  /** A public stream's message also reaches queues registered with all_public_streams. */
+  publicStream?: boolean;
   idempotencyKey?: string;
   /** The realm's read-model version the checks read (written only if still current); none: not checked. */
   readModelVersion?: number;
@@ -66,6 +68,7 @@ function notifyPayload(realmId: number, s: PreparedSend, id: number) {
     event: { type: 'message', message: { ...s.event, id } },
     ...(s.senderQueueId !== undefined ? { sender_queue_id: s.senderQueueId } : {}),
     ...(s.localId !== undefined ? { local_id: s.localId } : {}),
+    ...(s.publicStream ? { public_stream: true } : {}),
   } satisfies PayloadOf<typeof eventsInbox.notify>;
 }
 
