@@ -5,11 +5,9 @@
  * average tolerates; first_message_id is exact.
  */
 import type { MessageSent } from '@zc/shared/contracts';
-import { transaction } from '@zc/shared/db';
 import type { SubscriptionsDeps } from '../deps.js';
 import { isoDay } from '../lib/stream-view.js';
 import { streamStatsStore, TRAFFIC_WINDOW_DAYS } from '../store/stream-stats-store.js';
-import { streamStore } from '../store/stream-store.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -18,11 +16,8 @@ let lastPrunedDay = '';
 export async function recordMessageSent(deps: SubscriptionsDeps, m: MessageSent): Promise<void> {
   const streamId = m.stream_id;
   if (streamId === null) return;
-  await transaction(deps.pool, async (tx) => {
-    // A stream this service does not know (another realm's id, or deleted) has no statistics.
-    if (!(await streamStore.findById(tx, m.realm_id, streamId))) return;
-    await streamStatsStore.recordMessage(tx, streamId, m.message_id, isoDay(new Date(m.timestamp * 1000)));
-  });
+  // A stream this service does not know (another realm's id, or deleted) gets no statistics.
+  await streamStatsStore.recordMessage(deps.pool, m.realm_id, streamId, m.message_id, isoDay(new Date(m.timestamp * 1000)));
   const today = isoDay();
   if (today !== lastPrunedDay) {
     lastPrunedDay = today;

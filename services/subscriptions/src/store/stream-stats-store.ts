@@ -11,16 +11,20 @@ export const TRAFFIC_WINDOW_DAYS = 28;
 
 export const streamStatsStore = {
   /** Counts one message; the first message id only ever decreases, so a replay cannot move it. */
-  async recordMessage(q: Queryable, streamId: number, messageId: number, day: string): Promise<void> {
+  /**
+   * Counts one message of a stream of `realmId`, in one statement (it runs once per message
+   * sent, so round trips matter); a stream this service does not know is left alone.
+   */
+  async recordMessage(q: Queryable, realmId: number, streamId: number, messageId: number, day: string): Promise<void> {
     await q.query(
-      `INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) VALUES ($1, $2)
-       ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)`,
-      [streamId, messageId],
-    );
-    await q.query(
-      `INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count) VALUES ($1, $2, 1)
+      `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2),
+       first AS (
+         INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
+         ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
+       )
+       INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count) SELECT id, $4, 1 FROM known
        ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + 1`,
-      [streamId, day],
+      [realmId, streamId, messageId, day],
     );
   },
   async statsFor(q: Queryable, streamIds: readonly number[], today: string): Promise<Map<number, StreamStats>> {

@@ -82,13 +82,15 @@ t.test('subscriptions stores', async (t) => {
 
   t.test('statistics: first message and the 28-day window', async (t) => {
     const s = await streamStore.insert(pool, stream('Busy'));
-    await streamStatsStore.recordMessage(pool, s.id, 50, '2026-06-30');
-    await streamStatsStore.recordMessage(pool, s.id, 40, '2026-06-29');
-    await streamStatsStore.recordMessage(pool, s.id, 45, '2026-06-01');
-    await streamStatsStore.recordMessage(pool, s.id, 10, '2026-05-01');
+    await streamStatsStore.recordMessage(pool, REALM_ID, s.id, 50, '2026-06-30');
+    await streamStatsStore.recordMessage(pool, REALM_ID, s.id, 40, '2026-06-29');
+    await streamStatsStore.recordMessage(pool, REALM_ID, s.id, 45, '2026-06-01');
+    await streamStatsStore.recordMessage(pool, REALM_ID, s.id, 10, '2026-05-01');
     const stats = await streamStatsStore.statsFor(pool, [s.id, 424242], '2026-06-30');
     t.same(stats.get(s.id), { first_message_id: 10, recent_messages: 2 }, 'June 1st is outside the 28 days that end June 30th');
     t.same(stats.get(424242), { first_message_id: null, recent_messages: 0 });
+    await streamStatsStore.recordMessage(pool, REALM_ID + 1, s.id, 5, '2026-06-30');
+    t.same((await streamStatsStore.statsFor(pool, [s.id], '2026-06-30')).get(s.id), { first_message_id: 10, recent_messages: 2 }, "another realm's message is not counted");
     await streamStatsStore.pruneBefore(pool, '2026-06-02');
     t.same((await streamStatsStore.statsFor(pool, [s.id], '2026-06-30')).get(s.id), { first_message_id: 10, recent_messages: 2 });
   });
