@@ -5,7 +5,7 @@
  */
 import { loadConfig } from '@zc/shared/config';
 import { Role } from '@zc/shared/contracts';
-import { createPool } from '@zc/shared/db';
+import { createPool, runMigrations } from '@zc/shared/db';
 import { startService, type RunningService, type ServiceDefinition } from '@zc/shared/service';
 import { testEnv, type TestEnv } from '@zc/shared/testing';
 import { draftsService } from '@zc/drafts';
@@ -14,8 +14,8 @@ import { gatewayService } from '@zc/gateway';
 import { messagesService } from '@zc/messages';
 import { subscriptionsService } from '@zc/subscriptions';
 import { usersService } from '@zc/users';
-import { doCreateRealm, doCreateUser, doGrant, makeDeps, realmStore } from '@zc/users/manage';
-import { createLogger } from '@zc/shared/logging';
+import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR as USERS_MIGRATIONS_DIR } from '@zc/users/manage';
+import { createLogger, type Logger } from '@zc/shared/logging';
 import { ApiClient } from './client.js';
 
 export type ServiceName = 'users' | 'subscriptions' | 'messages' | 'drafts' | 'events' | 'gateway';
@@ -102,9 +102,56 @@ export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Pr
     for (let i = 0; i < count; i++) await startReplica(name);
   }
 
+  const { pool, realmId, people, account } = await seedPeople(env, log);
+
+  const gatewayUrls = gateways.map((g) => `http://127.0.0.1:${g.port()}`);
+  const baseUrl = gatewayUrls[0] ?? '';
+  const flushOutboxes = async () => {
+    for (const list of services.values()) for (const s of list) await s.flushOutbox();
+  };
+  await flushOutboxes();
+
+  const sys: System = {
+    env,
+    baseUrl,
+    gatewayUrls,
+    realmId,
+    people,
+    services,
+    client: (a, o = {}) => new ApiClient(o.baseUrl ?? baseUrl, { email: a.email, apiKey: a.api_key }, o),
+    anonymous: (o = {}) => new ApiClient(o.baseUrl ?? baseUrl, undefined, o),
+    createUser: (a) => account(a.email, a.full_name, a.role ?? Role.MEMBER, a.is_bot ?? false, a.password),
+    flushOutboxes,
+    startReplica,
+    async stopService(name, index = 0) {
+      const list = services.get(name) ?? [];
+      const [s] = list.splice(index, 1);
+      await s?.stop();
+    },
+    async stop() {
+      for (const name of [...ORDER].reverse()) {
+        for (const s of services.get(name) ?? []) await s.stop();
+      }
+      services.clear();
+      await pool.end();
+    },
+  };
+  t.teardown(() => sys.stop());
+  return sys;
+}
+
+export type People = System['people'];
+
+/**
+ * Creates the realm and its named people (iago the owner, holding can_create_users) in the
+ * database of `env`, through the users service's actions; the outbox carries the events to
+ * whichever services run. Returns a pool the caller ends, and a function making more people.
+ */
+export async function seedPeople(env: TestEnv, log: Logger) {
   const config = loadConfig(env.config);
   const pool = createPool(env.databaseUrl, { max: 2 });
   const deps = makeDeps({ pool, config, log });
+  await runMigrations(pool, 'users', USERS_MIGRATIONS_DIR);
   const password = 'correct horse battery staple';
   const created = await doCreateRealm(deps, {
     name: 'Elsinore',
@@ -132,40 +179,5 @@ export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Pr
     bot: await account('bot@zulip.test', 'Generic bot', Role.MEMBER, true),
   };
   await doGrant(deps, realm, 'iago@zulip.test', 'can_create_users');
-  void realmStore;
-
-  const gatewayUrls = gateways.map((g) => `http://127.0.0.1:${g.port()}`);
-  const baseUrl = gatewayUrls[0] ?? '';
-  const flushOutboxes = async () => {
-    for (const list of services.values()) for (const s of list) await s.flushOutbox();
-  };
-  await flushOutboxes();
-
-  const sys: System = {
-    env,
-    baseUrl,
-    gatewayUrls,
-    realmId: realm.id,
-    people,
-    services,
-    client: (a, o = {}) => new ApiClient(o.baseUrl ?? baseUrl, { email: a.email, apiKey: a.api_key }, o),
-    anonymous: (o = {}) => new ApiClient(o.baseUrl ?? baseUrl, undefined, o),
-    createUser: (a) => account(a.email, a.full_name, a.role ?? Role.MEMBER, a.is_bot ?? false, a.password ?? password),
-    flushOutboxes,
-    startReplica,
-    async stopService(name, index = 0) {
-      const list = services.get(name) ?? [];
-      const [s] = list.splice(index, 1);
-      await s?.stop();
-    },
-    async stop() {
-      for (const name of [...ORDER].reverse()) {
-        for (const s of services.get(name) ?? []) await s.stop();
-      }
-      services.clear();
-      await pool.end();
-    },
-  };
-  t.teardown(() => sys.stop());
-  return sys;
+  return { pool, realmId: realm.id, people, account };
 }

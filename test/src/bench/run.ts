@@ -193,6 +193,7 @@ async function main(): Promise<number> {
       mode: started.sys.mode,
       gateway_urls: started.sys.gatewayUrls,
       replicas: started.replicas,
+      layout: started.layout,
       broken_scenario_modules: broken,
       ...(lateErrors.length ? { stray_errors_after_last_scenario: lateErrors } : {}),
     },

@@ -147,20 +147,27 @@ export async function deliveryLatency(sys: BenchSystem, o: DeliveryOptions): Pro
   return { send, delivery: hist.summary(), early, lost: expected - seen };
 }
 
-/** RSS in MB of the bench system's child process (the runner's only `system-child` child). */
+/**
+ * RSS in MB of the bench system: the runner's `system-child` process plus its children (the
+ * service processes, in the processes layout).
+ */
 function systemRssMb(): number | undefined {
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid || !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('system-child')) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      return rss ? Number(rss[1]) / 1024 : undefined;
-    } catch {
-      /* the process went away while we looked */
-    }
-  }
-  return undefined;
+  const procs = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return [{ pid: Number(pid), ppid, rssMb: rss ? Number(rss[1]) / 1024 : 0, cmd }];
+      } catch {
+        return []; // the process went away while we looked
+      }
+    });
+  const root = procs.find((p) => p.ppid === process.pid && p.cmd.includes('system-child'));
+  if (!root) return undefined;
+  return procs.filter((p) => p.pid === root.pid || p.ppid === root.pid).reduce((sum, p) => sum + p.rssMb, 0);
 }
 
 export interface IdlePollsResult {

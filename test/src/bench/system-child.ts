@@ -1,11 +1,21 @@
 /**
- * The benchmark's own system, in a process of its own: every service in-process as the test
- * harness runs them (own database, prefixes, rate limits off), but away from the load
- * generator, so the generator's event loop and garbage collector never stall the services
- * it measures. Prints one JSON line describing the system, then runs until its stdin
- * closes or it gets SIGTERM, and removes its database and prefixes on the way out.
+ * The benchmark's own system, in a process of its own, away from the load generator (whose
+ * event loop and garbage collector must never stall the services it measures). Two layouts:
+ * - `processes` (default): one process per service replica, as `npm start` and a deployment
+ *   run them, so the services use every core; this process only starts and stops them.
+ * - `inprocess` (ZC_BENCH_LAYOUT=inprocess): every service in this one process, as the test
+ *   harness runs them.
+ * Either way the system gets its own database and prefixes, rate limits are off, and it
+ * prints one JSON line describing itself, then runs until its stdin closes or it gets
+ * SIGTERM, and removes its database and prefixes on the way out.
  */
-import { startSystem, type ServiceName } from '../harness.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '@zc/shared/logging';
+import { testEnv } from '@zc/shared/testing';
+import { ApiClient } from '../client.js';
+import { seedPeople, startSystem, type People, type ServiceName } from '../harness.js';
 
 const teardowns: Array<() => unknown> = [];
 const owner = { teardown: (fn: () => unknown) => void teardowns.push(fn) };
@@ -22,19 +32,129 @@ async function shutdown(code: number): Promise<never> {
 }
 
 const replicas = JSON.parse(process.env.ZC_BENCH_REPLICAS_JSON ?? '{}') as Partial<Record<ServiceName, number>>;
+const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls until `check` holds (the services are up and have each other's read models). */
+async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`bench system: ${what} not ready within ${ms} ms`);
+}
+
+interface Hello {
+  baseUrl: string;
+  gatewayUrls: string[];
+  people: People;
+  env: Awaited<ReturnType<typeof testEnv>>;
+  pids: number[];
+}
+
+async function startProcesses(): Promise<Hello> {
+  const env = await testEnv(owner);
+  const log = createLogger({ service: 'bench', level: 'warn' });
+  const children: ChildProcess[] = [];
+  teardowns.push(async () => {
+    await Promise.all(
+      children.map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null) return resolve();
+            const timer = setTimeout(() => c.kill('SIGKILL'), 15_000);
+            c.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            c.kill('SIGTERM');
+          }),
+      ),
+    );
+  });
+  const config = env.config;
+  const gatewayUrls: string[] = [];
+  for (const service of ORDER) {
+    for (let i = 0; i < (replicas[service] ?? 1); i++) {
+      const port = service === 'gateway' ? await freePort() : 0;
+      if (service === 'gateway') gatewayUrls.push(`http://127.0.0.1:${port}`);
+      const entry = fileURLToPath(new URL(`../../../services/${service}/dist/main.js`, import.meta.url));
+      const child = spawn(process.execPath, [entry], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          ZC_SERVICE: service,
+          ZC_INSTANCE: `bench-${service}-${i}`,
+          ZC_DATABASE_URL: config.databaseUrl,
+          ZC_REDIS_URL: config.redisUrl,
+          ZC_NATS_URL: config.natsUrl,
+          ZC_SUBJECT_PREFIX: config.subjectPrefix,
+          ZC_REDIS_PREFIX: config.redisPrefix,
+          ZC_SECRET_KEY: config.secretKey,
+          ZC_ADMIN_PORT: '0',
+          ZC_GATEWAY_PORT: String(port),
+          ZC_GATEWAY_HOST: '127.0.0.1',
+          ZC_RATE_LIMIT_PER_MINUTE: '0',
+          ZC_RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+          LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+        },
+      });
+      children.push(child);
+      // Users first: the realm is seeded through its schema once its migrations ran.
+      if (service === 'users' && i === 0) await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  const { pool, people } = await seedPeople(env, log);
+  teardowns.push(() => pool.end());
+  const iago = new ApiClient(gatewayUrls[0] as string, { email: people.iago.email, apiKey: people.iago.api_key });
+  for (const url of gatewayUrls) {
+    await until(`gateway ${url}`, async () => (await new ApiClient(url, undefined).get('/server_settings')).status === 200);
+  }
+  // Every service answers (and has the realm in its read models) before the first scenario.
+  await until('users and messages', async () => (await iago.get('/users/me')).status === 200);
+  await until('subscriptions', async () => (await iago.get('/streams')).status === 200);
+  await until('drafts', async () => (await iago.get('/drafts')).status === 200);
+  await until('events', async () => {
+    const q = await iago.post('/register', { event_types: ['message'] });
+    if (q.status !== 200) return false;
+    await iago.delete('/events', { queue_id: q.body.queue_id as string });
+    return true;
+  });
+  return { baseUrl: gatewayUrls[0] as string, gatewayUrls, people, env, pids: children.map((c) => c.pid as number) };
+}
+
+async function startInProcess(): Promise<Hello> {
+  const sys = await startSystem(owner, { replicas });
+  return { baseUrl: sys.baseUrl, gatewayUrls: sys.gatewayUrls, people: sys.people, env: sys.env, pids: [] };
+}
 
 try {
-  const sys = await startSystem(owner, { replicas });
-  const { iago, desdemona, hamlet, othello, polonius, bot } = sys.people;
+  const layout = process.env.ZC_BENCH_LAYOUT ?? 'processes';
+  if (layout !== 'processes' && layout !== 'inprocess') throw new Error(`ZC_BENCH_LAYOUT must be processes or inprocess, not ${layout}`);
+  const hello = layout === 'processes' ? await startProcesses() : await startInProcess();
+  const { iago, desdemona, hamlet, othello, polonius, bot } = hello.people;
   const strip = (a: typeof iago) => ({ user_id: a.user_id, email: a.email, api_key: a.api_key, full_name: a.full_name });
-  const config = sys.env.config;
+  const config = hello.env.config;
   process.stdout.write(
     `${JSON.stringify({
-      baseUrl: sys.baseUrl,
-      gatewayUrls: sys.gatewayUrls,
+      baseUrl: hello.baseUrl,
+      gatewayUrls: hello.gatewayUrls,
+      layout,
+      pids: hello.pids,
       people: { iago: strip(iago), desdemona: strip(desdemona), hamlet: strip(hamlet), othello: strip(othello), polonius: strip(polonius), bot: strip(bot) },
       infra: {
-        databaseUrl: sys.env.databaseUrl,
+        databaseUrl: hello.env.databaseUrl,
         natsUrl: config.natsUrl,
         redisUrl: config.redisUrl,
         subjectPrefix: config.subjectPrefix,

@@ -15,6 +15,8 @@ export interface StartedBenchSystem {
   sys: BenchSystem;
   /** Replica counts, for the report. */
   replicas: Record<string, number>;
+  /** How the services run: one process each, or all in one. */
+  layout?: 'processes' | 'inprocess';
   /** CPU seconds (user + system) the system's own process has used, where it can be read (Linux, own system). */
   cpuSeconds?: () => number | undefined;
   stop(): Promise<void>;
@@ -72,6 +74,9 @@ export async function externalSystem(env = process.env): Promise<StartedBenchSys
 }
 
 interface ChildHello {
+  /** `processes`: one process per service replica (their pids below); `inprocess`: all in the child. */
+  layout: 'processes' | 'inprocess';
+  pids: number[];
   baseUrl: string;
   gatewayUrls: string[];
   people: Required<BenchPeople>;
@@ -111,7 +116,13 @@ export async function childSystem(replicas: Record<string, number>): Promise<Sta
   return {
     sys,
     replicas: { users: 1, subscriptions: 1, messages: 1, drafts: 1, events: 1, gateway: 1, ...replicas },
-    cpuSeconds: () => (child.pid === undefined ? undefined : processCpuSeconds(child.pid)),
+    layout: hello.layout,
+    // The system's CPU is its own process's plus, in the processes layout, every service's.
+    cpuSeconds: () => {
+      const pids = [...(child.pid === undefined ? [] : [child.pid]), ...hello.pids];
+      const each = pids.map(processCpuSeconds);
+      return each.some((x) => x === undefined) ? undefined : each.reduce((a, b) => (a as number) + (b as number), 0);
+    },
     async stop() {
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
