@@ -24,14 +24,21 @@ const contentsOf = (events: ClientEvent[]) =>
  * A client's poll loop that survives the events service going away: a 503 (no replica
  * answering) is retried, anything else ends the loop with an error.
  */
-function pollForever(poller: QueuePoller, stop: { done: boolean }): Promise<void> {
+/**
+ * Polls until `stop.done`; a 503 (no events replica answering) is retried. Anything else
+ * ends the loop and is kept in `stop.errors`, so a failing test says why a queue went quiet.
+ */
+function pollForever(poller: QueuePoller, stop: { done: boolean; errors?: string[] }): Promise<void> {
   return (async () => {
     while (!stop.done) {
       try {
         await poller.poll();
       } catch (e) {
-        const status = (e as { response?: { status: number } }).response?.status;
-        if (status !== 503) throw e;
+        const response = (e as { response?: { status: number; body: unknown } }).response;
+        if (response?.status !== 503) {
+          (stop.errors ??= []).push(`${poller.queueId}: ${response ? `${response.status} ${JSON.stringify(response.body)}` : String(e)}`);
+          return;
+        }
         await sleep(100);
       }
     }
@@ -114,7 +121,7 @@ t.test('events with two replicas of every service', async (t) => {
 
   t.test('stopping and restarting every events replica during parked polls loses and duplicates nothing', async (t) => {
     const queues = await Promise.all([viaA(), viaB(), viaA()].map(async (c) => (await QueuePoller.register(c, { event_types: ['drafts'] })).poller));
-    const stop = { done: false };
+    const stop: { done: boolean; errors?: string[] } = { done: false };
     const loops = queues.map((p) => pollForever(p, stop));
     const writer = (async () => {
       for (let i = 0; i < 40; i++) {
@@ -133,7 +140,8 @@ t.test('events with two replicas of every service', async (t) => {
     await sys.startReplica('events');
     await writer;
     const expected = Array.from({ length: 40 }, (_, i) => `r${i}`);
-    const complete = await until(20_000, () => queues.every((p) => contentsOf(p.received).length >= 40));
+    const complete = await until(30_000, () => queues.every((p) => contentsOf(p.received).length >= 40));
+    t.same(stop.errors ?? [], [], 'no poll failed (other than 503 while no events replica ran)');
     t.ok(complete, 'every queue got every event');
     stop.done = true;
     // Wake the loops so they end.
