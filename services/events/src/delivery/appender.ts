@@ -108,8 +108,10 @@ export class Appender {
   /** One consumer session, from the cursor until leadership ends, the registry resets, or an error. */
   private async consumeFromCursor(): Promise<void> {
     const { bus, registry, store, log } = this.deps;
-    const { stream, lastSeq, firstSeq } = await registry.inboxState();
+    // The cursor first, then the inbox: a cursor another (outgoing) leader advanced after our
+    // read of the inbox must not look like a cursor beyond the inbox's end.
     let { epoch, cursor } = await registry.ensure();
+    const { stream, lastSeq, firstSeq } = await registry.inboxState();
     // The inbox lost events we never applied (or was recreated): per-queue seqs mean nothing
     // any more, so every queue is invalidated and clients re-register.
     if (cursor > lastSeq || cursor + 1 < firstSeq) {
