@@ -2,6 +2,7 @@
  * Request/reply edge cases of the bus over real NATS: what the caller sees when the request
  * or the reply is too large for the server's max_payload, and when nobody serves the subject.
  */
+import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Bus, rpc } from '../src/bus/index.js';
@@ -42,9 +43,16 @@ t.test('bus request/reply limits', async (t) => {
     t.ok(Date.now() - started < 1000, 'at once');
   });
 
-  t.test('a reply over max_payload is a 500 at once, and the server lives on', async (t) => {
+  t.test('a large reply that compresses travels gzipped', async (t) => {
+    const reply = await client.request(echo, { text: 'y', times: 4 * maxPayload });
+    t.equal(reply.text.length, 4 * maxPayload);
+  });
+
+  t.test('a reply over max_payload even gzipped is a 500 at once, and the server lives on', async (t) => {
     const started = Date.now();
-    const err = await client.request(echo, { text: 'y', times: maxPayload + 1 }).catch((e: unknown) => e);
+    // Random base64 repeated at a distance beyond gzip's 32 KiB window hardly compresses.
+    const noise = randomBytes(48 * 1024).toString('base64');
+    const err = await client.request(echo, { text: noise, times: Math.ceil((2 * maxPayload) / noise.length) }).catch((e: unknown) => e);
     t.match(err, { code: 'INTERNAL_SERVER_ERROR', httpStatus: 500, message: 'Internal server error' });
     t.ok(Date.now() - started < 2000, `not after the 5 s timeout (${Date.now() - started} ms)`);
     t.same(await client.request(echo, { text: 'ok', times: 1 }), { text: 'ok' }, 'still serving');

@@ -3,6 +3,8 @@
  * group named after the service (so replicas share the load); events run on JetStream
  * with a message id (duplicates dropped by the server) and durable consumers.
  */
+import { promisify } from 'node:util';
+import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
@@ -61,6 +63,29 @@ function carrierToHeaders(extra?: Record<string, string>): MsgHdrs {
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+
+/**
+ * Replies larger than this are gzipped (header `Zc-Encoding: gzip`): NATS refuses messages
+ * over its max_payload (1 MiB by default), and JSON such as a realm's user list shrinks
+ * about tenfold, which keeps realms of tens of thousands of users within it. Compression
+ * runs in libuv's thread pool, off the event loop.
+ */
+const COMPRESS_REPLIES_OVER = 256 * 1024;
+const ENCODING_HEADER = 'Zc-Encoding';
+const gzip = promisify(zlibGzip);
+const gunzip = promisify(zlibGunzip);
+
+async function encodeReply(body: ReplyBody): Promise<{ data: Uint8Array; headers?: MsgHdrs }> {
+  const data = enc.encode(JSON.stringify(body));
+  if (data.length <= COMPRESS_REPLIES_OVER) return { data };
+  const headers = natsHeaders();
+  headers.set(ENCODING_HEADER, 'gzip');
+  return { data: await gzip(data), headers };
+}
+
+async function decodeReply(m: Msg): Promise<Uint8Array> {
+  return m.headers?.get(ENCODING_HEADER) === 'gzip' ? gunzip(m.data) : m.data;
+}
 
 export interface BusOptions {
   url: string;
@@ -168,7 +193,8 @@ export class Bus {
     }
     if (!msg.reply) return;
     try {
-      msg.respond(enc.encode(JSON.stringify(body)));
+      const { data, headers } = await encodeReply(body);
+      msg.respond(data, headers ? { headers } : undefined);
     } catch (err) {
       // A reply over the server's max_payload must not become an unhandled rejection (a crash
       // of the whole service); the caller gets a 500 at once instead of waiting for its timeout.
@@ -195,7 +221,7 @@ export class Bus {
         this.log.warn({ err: e, subject }, 'request failed');
         throw serviceUnavailable();
       }
-      const body = JSON.parse(dec.decode(m.data)) as ReplyBody;
+      const body = JSON.parse(dec.decode(await decodeReply(m))) as ReplyBody;
       if ('err' in body) throw fromWireError(body.err);
       return body.ok as ReplyOf<C>;
     });
