@@ -227,7 +227,9 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
       const others = new Set([...oldSubscribers, ...(access?.destinationSubscribers ?? [])].filter((id) => !withRows.has(id) && !losing.has(id)));
       for (const id of [...others].sort((a, b) => a - b)) users.push({ id, flags: ['read'] });
     }
-    await addToOutbox(tx, 'messages', eventsInbox.notify, { realm_id: realm.id, users, event });
+    // An edit in a public stream also reaches all_public_streams queues, as its message did.
+    const publicStream = oldStream !== undefined && oldStream !== null && !oldStream.invite_only && !(newStream?.invite_only ?? false);
+    await addToOutbox(tx, 'messages', eventsInbox.notify, { realm_id: realm.id, users, event, ...(publicStream ? { public_stream: true } : {}) });
     if (losing.size > 0 && oldStream) {
       await addToOutbox(tx, 'messages', eventsInbox.notify, {
         realm_id: realm.id,
