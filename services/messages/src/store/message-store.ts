@@ -32,6 +32,26 @@ export interface UserMessageRow {
 const MESSAGE_COLS = `id, realm_id, sender_id, recipient_id, stream_id, topic, content, rendered_content, rendered_content_version,
   date_sent, sending_client, is_me_message, has_link, has_image, has_attachment`;
 
+/** The message rows as one array per column, in the order both bulk inserts list them. */
+function messageColumns(ms: ReadonlyArray<Omit<NewMessage, 'id'>>): unknown[][] {
+  return [
+    ms.map((m) => m.realm_id),
+    ms.map((m) => m.sender_id),
+    ms.map((m) => m.recipient_id),
+    ms.map((m) => m.stream_id),
+    ms.map((m) => m.topic),
+    ms.map((m) => m.content),
+    ms.map((m) => m.rendered_content),
+    ms.map((m) => m.rendered_content_version),
+    ms.map((m) => m.date_sent),
+    ms.map((m) => m.sending_client),
+    ms.map((m) => m.is_me_message),
+    ms.map((m) => m.has_link),
+    ms.map((m) => m.has_image),
+    ms.map((m) => m.has_attachment),
+  ];
+}
+
 export const messageStore = {
   /**
    * Takes the realm's send lock (held until commit) and draws `n` new message ids, in one
@@ -71,20 +91,7 @@ export const messageStore = {
        SELECT s, p::jsonb, c::jsonb FROM unnest($19::text[], $20::text[], $21::text[]) WITH ORDINALITY AS x(s, p, c, ord) ORDER BY ord`,
       [
         ms.map((m) => m.id),
-        ms.map((m) => m.realm_id),
-        ms.map((m) => m.sender_id),
-        ms.map((m) => m.recipient_id),
-        ms.map((m) => m.stream_id),
-        ms.map((m) => m.topic),
-        ms.map((m) => m.content),
-        ms.map((m) => m.rendered_content),
-        ms.map((m) => m.rendered_content_version),
-        ms.map((m) => m.date_sent),
-        ms.map((m) => m.sending_client),
-        ms.map((m) => m.is_me_message),
-        ms.map((m) => m.has_link),
-        ms.map((m) => m.has_image),
-        ms.map((m) => m.has_attachment),
+        ...messageColumns(ms),
         rows.userIds,
         rows.messageIds,
         rows.flags,
@@ -156,20 +163,7 @@ export const messageStore = {
         o.realmId,
         ms.length,
         o.expectedVersion,
-        ms.map((m) => m.realm_id),
-        ms.map((m) => m.sender_id),
-        ms.map((m) => m.recipient_id),
-        ms.map((m) => m.stream_id),
-        ms.map((m) => m.topic),
-        ms.map((m) => m.content),
-        ms.map((m) => m.rendered_content),
-        ms.map((m) => m.rendered_content_version),
-        ms.map((m) => m.date_sent),
-        ms.map((m) => m.sending_client),
-        ms.map((m) => m.is_me_message),
-        ms.map((m) => m.has_link),
-        ms.map((m) => m.has_image),
-        ms.map((m) => m.has_attachment),
+        ...messageColumns(ms),
         o.rows.userIds,
         o.rows.ords,
         o.rows.flags,
