@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, realmUrl } from '@zc/shared/config';
 import { createPool, runMigrations } from '@zc/shared/db';
 import { createLogger } from '@zc/shared/logging';
-import { doCreateRealm, doCreateUser, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
+import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
 import { ensureDatabase, ensureSecretKey, ROOT } from './lib.mjs';
 
 const SERVICES = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
@@ -67,11 +67,10 @@ async function ensureDevRealm() {
           role: p.role,
           is_bot: p.is_bot ?? false,
           bot_owner_id: p.is_bot ? created.owner.id : null,
-          can_create_users: p.key === 'owner',
         });
         accounts.push({ role: p.key, user_id: user.id, email: p.email, api_key: apiKey });
       }
-      await pool.query('UPDATE users.user_profile SET can_create_users = true WHERE id = $1', [created.owner.id]);
+      await doGrant(deps, realm, PEOPLE[0].email, 'can_create_users');
     } else {
       // A second start reuses the realm; keys are read back from their encrypted copies.
       for (const p of PEOPLE) {

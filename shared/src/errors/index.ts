@@ -62,11 +62,8 @@ export const badRequest = (msg: string, data: Record<string, unknown> = {}) =>
 export const notFound = (msg: string) => new AppError('BAD_REQUEST', msg, 404);
 export const requestVariableMissing = (name: string) =>
   new AppError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, 400, { var_name: name });
-export const requestVariableInvalid = (name: string, msg = `Invalid ${name}`) =>
-  new AppError('BAD_REQUEST', msg, 400, { var_name: name });
 export const serviceUnavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, try again', 503);
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
 export const internalError = (cause?: unknown) =>
   new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500, {}, { cause });
-export const notAuthorized = (msg = 'Insufficient permission') => new AppError('BAD_REQUEST', msg, 400);

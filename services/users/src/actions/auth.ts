@@ -5,7 +5,7 @@ import { redisKey } from '@zc/shared/redis';
 import { realmHostOf, type UsersDeps } from '../deps.js';
 import { isWellFormedApiKey, verifyPassword } from '../lib/credentials.js';
 import { displayEmail } from '../lib/user-view.js';
-import { realmStore } from '../store/realm-store.js';
+import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 
 const invalidApiKey = () => new AppError('INVALID_API_KEY', 'Invalid API key', 401);
@@ -17,8 +17,11 @@ const badCredentials = () => new AppError('BAD_REQUEST', 'Your username or passw
 /** Zulip's authenticate_by_username limit: 5 failed logins per username per 30 minutes. */
 export const LOGIN_FAILURE_LIMIT = { count: 5, windowSeconds: 1800 };
 
-/** Checks an email + API key against the realm the request's host names. */
-export async function authenticate(deps: UsersDeps, r: { realm_subdomain: string; email: string; api_key: string }): Promise<Actor> {
+/** Checks an email + API key against the realm the request's host names; returns the actor and its realm. */
+export async function authenticate(
+  deps: UsersDeps,
+  r: { realm_subdomain: string; email: string; api_key: string },
+): Promise<{ actor: Actor; realm: RealmRow }> {
   if (!isWellFormedApiKey(r.api_key)) throw malformedApiKey();
   const user = await userStore.findByApiKeyHash(deps.pool, deps.vault.lookupHash(r.api_key));
   if (!user) throw invalidApiKey();
@@ -31,7 +34,7 @@ export async function authenticate(deps: UsersDeps, r: { realm_subdomain: string
   }
   if (realm.deactivated) throw realmDeactivated();
   if (!user.is_active) throw userDeactivated();
-  return {
+  const actor: Actor = {
     realm_id: realm.id,
     user_id: user.id,
     role: user.role,
@@ -39,6 +42,7 @@ export async function authenticate(deps: UsersDeps, r: { realm_subdomain: string
     full_name: user.full_name,
     is_bot: user.is_bot,
   };
+  return { actor, realm };
 }
 
 /** POST /fetch_api_key; repeated failures for one username are refused for a while. */

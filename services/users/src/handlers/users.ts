@@ -18,13 +18,11 @@ import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
-import { realmStore } from '../store/realm-store.js';
 
 export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.authenticate, async (r) => {
-    const actor = await authenticate(deps, r);
-    const realm = await realmStore.findById(deps.pool, actor.realm_id);
-    return { actor, realm_deactivated: realm?.deactivated ?? false };
+    const { actor, realm } = await authenticate(deps, r);
+    return { actor, realm_deactivated: realm.deactivated };
   });
   bus.serve(users.serverSettings, (r) => getServerSettings(deps, r.realm_subdomain, r.client_name));
   bus.serve(users.fetchApiKey, (r) => fetchApiKey(deps, r));

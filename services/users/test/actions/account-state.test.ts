@@ -15,7 +15,7 @@ t.test('account state actions', async (t) => {
   const hamlet = await doCreateUser(deps, realm, { email: 'hamlet@zulip.test', password: 'pw-hamlet-1', full_name: 'King Hamlet' });
   const othello = await doCreateUser(deps, realm, { email: 'othello@zulip.test', password: 'pw-othello', full_name: 'Othello' });
   const outboxLength = async () => (await db.outbox()).length;
-  const login = (email: string, api_key: string) => authenticate(deps, { realm_subdomain: '', email, api_key });
+  const login = async (email: string, api_key: string) => (await authenticate(deps, { realm_subdomain: '', email, api_key })).actor;
 
   t.test('doRegenerateApiKey replaces the key and announces api_key.changed', async (t) => {
     const before = await outboxLength();
