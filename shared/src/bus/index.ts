@@ -10,7 +10,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, ty
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { AppError, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
+import { AppError, asOutage, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
 import { eventStreamName, type EventContract, type PayloadOf, type ReplyOf, type RequestOf, type RpcContract } from './contract.js';
@@ -86,6 +86,32 @@ async function encodeReply(body: ReplyBody): Promise<{ data: Uint8Array; headers
 async function decodeReply(m: Msg): Promise<Uint8Array> {
   return m.headers?.get(ENCODING_HEADER) === 'gzip' ? gunzip(m.data) : m.data;
 }
+
+/** An event's JSON bytes, gunzipped if the relay compressed it (see `publishRaw`). */
+export async function eventBytes(m: { data: Uint8Array; headers?: MsgHdrs }): Promise<Uint8Array> {
+  return m.headers?.get(ENCODING_HEADER) === 'gzip' ? gunzip(m.data) : m.data;
+}
+
+/** Whether the relay gzipped this event (its payload then needs the async `eventJson`). */
+export function isCompressedEvent(m: { headers?: MsgHdrs }): boolean {
+  return m.headers?.get(ENCODING_HEADER) === 'gzip';
+}
+
+/** An event's payload parsed; throws on malformed JSON. */
+export async function eventJson(m: { data: Uint8Array; headers?: MsgHdrs }): Promise<unknown> {
+  return JSON.parse(dec.decode(await eventBytes(m)));
+}
+
+/** Thrown by `publishRaw` for an event the server can never accept, even compressed. */
+export class EventTooLarge extends Error {
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`event of ${bytes} bytes exceeds the server's max_payload of ${limit}`);
+    this.name = 'EventTooLarge';
+  }
+}
+
+/** Room left under max_payload for an event's headers (trace context, origin, encoding). */
+const HEADER_ROOM = 4096;
 
 export interface BusOptions {
   url: string;
@@ -184,8 +210,12 @@ export class Bus {
         return { ok: reply ?? {} };
       });
     } catch (e) {
+      const outage = asOutage(e);
       if (isAppError(e)) {
         body = { err: toWireError(e) };
+      } else if (outage) {
+        log.warn({ err: e }, 'a dependency is unavailable');
+        body = { err: toWireError(outage) };
       } else {
         log.error({ err: e }, 'handler failed');
         body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
@@ -250,10 +280,32 @@ export class Bus {
   }
 
   /** Publishes raw JSON on a full subject with a message id (used by the outbox relay). */
+  /**
+   * Prepares raw JSON for `publishEncoded` (used by the outbox relay): large events travel
+   * gzipped like large replies; one the server cannot take even so throws EventTooLarge.
+   * Encoding is separate from publishing so a batch is encoded first and then sent in order.
+   */
+  async encodeEvent(payload: string, carrier?: Record<string, string>): Promise<{ data: Uint8Array; headers: MsgHdrs }> {
+    const headers = natsHeaders();
+    for (const [k, v] of Object.entries(carrier ?? {})) headers.set(k, v);
+    let data = enc.encode(payload);
+    if (data.length > COMPRESS_REPLIES_OVER) {
+      data = await gzip(data);
+      headers.set(ENCODING_HEADER, 'gzip');
+    }
+    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+    if (data.length > limit) throw new EventTooLarge(data.length, limit);
+    return { data, headers };
+  }
+
+  /** Publishes an encoded event on a full subject with a message id (JetStream drops repeats). */
+  async publishEncoded(subject: string, e: { data: Uint8Array; headers: MsgHdrs }, msgId: string): Promise<void> {
+    await this.js.publish(subject, e.data, { msgID: msgId, headers: e.headers });
+  }
+
+  /** Publishes raw JSON on a full subject with a message id. */
   async publishRaw(subject: string, payload: string, msgId: string, carrier?: Record<string, string>): Promise<void> {
-    const h = natsHeaders();
-    for (const [k, v] of Object.entries(carrier ?? {})) h.set(k, v);
-    await this.js.publish(subject, enc.encode(payload), { msgID: msgId, headers: h });
+    await this.publishEncoded(subject, await this.encodeEvent(payload, carrier), msgId);
   }
 
   /** Publishes an event directly (outside a transaction); prefer the outbox for state changes. */
@@ -325,7 +377,7 @@ export class Bus {
   ): Promise<void> {
     let payload: unknown;
     try {
-      payload = JSON.parse(dec.decode(m.data));
+      payload = await eventJson(m);
     } catch {
       log.error({ seq: m.seq }, 'malformed event dropped');
       m.term();

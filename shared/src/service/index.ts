@@ -56,6 +56,15 @@ export interface StartOptions {
   admin?: boolean;
 }
 
+const READY_CHECK_TIMEOUT_MS = 2_000;
+
+function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    p.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
 export async function startService(def: ServiceDefinition, opts: StartOptions = {}): Promise<RunningService> {
   const config = loadConfig(opts.config);
   const log = opts.log ?? createLogger({ service: def.name, level: config.logLevel, instance: config.instance });
@@ -95,7 +104,8 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
         } else if (url === '/readyz') {
           const results: Record<string, boolean> = {};
-          for (const [k, f] of Object.entries(checks)) results[k] = await f().catch(() => false);
+          // A dependency that does not answer in time is as unusable as one that refuses.
+          await Promise.all(Object.entries(checks).map(async ([k, f]) => (results[k] = await withinMs(f(), READY_CHECK_TIMEOUT_MS).catch(() => false))));
           const ok = ready && !shuttingDown && Object.values(results).every(Boolean);
           res
             .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { eventJson } from '@zc/shared/bus';
 import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
 import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
@@ -179,7 +180,7 @@ export class Appender {
     for (const m of batch) {
       let notify: unknown;
       try {
-        notify = m.json();
+        notify = await eventJson(m);
       } catch {
         notify = undefined;
       }

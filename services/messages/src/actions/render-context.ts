@@ -10,7 +10,7 @@
  * reloaded from the read models after `ttlMs`. A load that raced with an event is used but
  * not kept.
  */
-import type { Bus } from '@zc/shared/bus';
+import { eventJson, isCompressedEvent, type Bus } from '@zc/shared/bus';
 import { subscriptionsEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
@@ -187,7 +187,8 @@ export class RenderContextCache {
         callback: (err, msg) => {
           if (err) return;
           try {
-            this.applyEvent(c.subject, msg.json());
+            if (isCompressedEvent(msg)) void eventJson(msg).then((payload) => this.applyEvent(c.subject, payload), () => undefined);
+            else this.applyEvent(c.subject, msg.json());
           } catch {
             /* a malformed event is its producer's to report; the TTL reload repairs us */
           }
