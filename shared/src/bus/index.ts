@@ -3,6 +3,7 @@
  * group named after the service (so replicas share the load); events run on JetStream
  * with a message id (duplicates dropped by the server) and durable consumers.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
@@ -32,6 +33,22 @@ export interface EventMeta {
 export interface HandlerContext {
   subject: string;
   log: Logger;
+  /** When the caller stops waiting (ms since the epoch); work after it is wasted. */
+  deadline?: number;
+}
+
+/**
+ * Deadlines travel with requests (DESIGN.md): the caller's timeout goes in this header as an
+ * absolute time, a handler's own requests inherit what is left of it, and a request whose
+ * caller has already given up is not worked on at all (after an outage, a backlog of requests
+ * nobody waits for any more would otherwise delay recovery by its whole length).
+ */
+const DEADLINE_HEADER = 'Zc-Deadline';
+const deadlines = new AsyncLocalStorage<number>();
+
+/** The deadline of the request being handled, if any (for work that should stop with it). */
+export function currentDeadline(): number | undefined {
+  return deadlines.getStore();
 }
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -193,6 +210,12 @@ export class Bus {
     handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>,
     log: Logger,
   ): Promise<void> {
+    const deadlineHeader = Number(msg.headers?.get(DEADLINE_HEADER));
+    const deadline = Number.isFinite(deadlineHeader) && deadlineHeader > 0 ? deadlineHeader : undefined;
+    if (deadline !== undefined && Date.now() >= deadline) {
+      log.warn({ late_ms: Date.now() - deadline }, 'request dropped: its caller has stopped waiting');
+      return;
+    }
     let body: ReplyBody;
     try {
       body = await withSpan(`process ${msg.subject}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
@@ -206,7 +229,8 @@ export class Bus {
           log.error('request does not match its contract');
           throw new AppError('BAD_REQUEST', 'Malformed internal request', 400);
         }
-        const reply = await handler(req as RequestOf<C>, { subject: msg.subject, log });
+        const call = () => handler(req as RequestOf<C>, { subject: msg.subject, log, ...(deadline !== undefined ? { deadline } : {}) });
+        const reply = await (deadline !== undefined ? deadlines.run(deadline, call) : call());
         return { ok: reply ?? {} };
       });
     } catch (e) {
@@ -241,11 +265,15 @@ export class Bus {
       // Over the server's max_payload NATS refuses to send at all: that is the caller's
       // oversized input, not an unavailable service.
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
+      // Never longer than what is left of the request being handled (if any).
+      const inherited = currentDeadline();
+      const timeout = Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited !== undefined ? inherited - Date.now() : Infinity);
+      if (timeout <= 0) throw serviceUnavailable();
       let m: Msg;
       try {
         m = await this.nc.request(subject, data, {
-          timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
-          headers: carrierToHeaders(),
+          timeout,
+          headers: carrierToHeaders({ [DEADLINE_HEADER]: String(Date.now() + timeout) }),
         });
       } catch (e) {
         this.log.warn({ err: e, subject }, 'request failed');
