@@ -31,6 +31,8 @@ export async function addToOutbox<C extends EventContract>(
 }
 
 export interface RelayHandle {
+  /** Whether this replica holds the relay's lock now (metrics, fault tests). */
+  readonly isLeader: boolean;
   stop(): Promise<void>;
   /** Relays whatever is pending now (tests and shutdown). */
   flush(): Promise<void>;
@@ -231,6 +233,9 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
 
   const loopDone = loop();
   return {
+    get isLeader() {
+      return leader !== undefined && !leader.broken;
+    },
     async flush() {
       await running.catch(() => undefined);
       if (!leader) await tryLead().catch(() => undefined);

@@ -87,6 +87,17 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   const relay: RelayHandle | undefined =
     def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log }) : undefined;
 
+  if (relay) {
+    new Gauge({
+      name: 'zc_outbox_relay_leader',
+      help: '1 while this replica relays its service outbox',
+      registers: [metrics],
+      collect() {
+        this.set(relay.isLeader ? 1 : 0);
+      },
+    });
+  }
+
   const checks: Record<string, () => Promise<boolean>> = {
     nats: async () => bus.isConnected,
     ...(def.migrationsDir ? { postgres: async () => (await pool.query('SELECT 1')).rowCount === 1 } : {}),
