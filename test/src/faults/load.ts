@@ -44,10 +44,10 @@ export class Http {
   ) {}
 
   /** One request through the next gateway; network failures come back as status 0. */
-  async call(a: Account, method: 'GET' | 'POST', path: string, params: Record<string, string>, o: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<HttpResult> {
+  async call(a: Account, method: 'GET' | 'POST' | 'DELETE', path: string, params: Record<string, string>, o: { timeoutMs?: number; headers?: Record<string, string> } = {}): Promise<HttpResult> {
     const base = this.urls[this.next++ % this.urls.length] as string;
     const qs = new URLSearchParams(params).toString();
-    const url = method === 'GET' ? `${base}/api/v1${path}?${qs}` : `${base}/api/v1${path}`;
+    const url = method === 'POST' ? `${base}/api/v1${path}` : `${base}/api/v1${path}?${qs}`;
     try {
       const res = await fetch(url, {
         method,

@@ -25,6 +25,8 @@ export interface FaultSystem {
   statuses: Statuses;
   senders: Senders;
   pollers: Poller[];
+  sender: Account;
+  receiver: Account;
   /** Queries the suite's own database. */
   db: pg.Pool;
   logFile: string;
@@ -94,6 +96,8 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
       statuses,
       senders,
       pollers,
+      sender,
+      receiver,
       db,
       logFile,
       async stop() {
