@@ -3,6 +3,7 @@ import type { Bus } from '@zc/shared/bus';
 import { messagesRpc } from '@zc/shared/contracts';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
+import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { checkSendMessage } from '../actions/send-message.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
@@ -29,6 +30,14 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   });
   bus.serve(messagesRpc.markTopicAsRead, async (r) => {
     await doMarkTopicAsRead(deps, r.actor, r.stream_id, r.topic_name);
+    return {};
+  });
+  bus.serve(messagesRpc.addReaction, async (r) => {
+    await checkAddReaction(deps, r);
+    return {};
+  });
+  bus.serve(messagesRpc.removeReaction, async (r) => {
+    await checkRemoveReaction(deps, r);
     return {};
   });
   bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
