@@ -275,6 +275,16 @@ export const messagesRpc = {
    */
   addReaction: rpc('messages.v1.add_reaction', { request: ReactionRequest, reply: Done }),
   removeReaction: rpc('messages.v1.remove_reaction', { request: ReactionRequest, reply: Done }),
+  /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
+  streamTopics: rpc('messages.v1.stream_topics', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({ topics: Type.Array(Type.Object({ name: Type.String(), max_id: Type.Integer() })) }),
+  }),
+  /** POST /messages/render: the HTML `content` would have if sent now by the actor. */
+  render: rpc('messages.v1.render', {
+    request: Type.Object({ actor: Actor, content: Type.String() }),
+    reply: Type.Object({ rendered: Type.String() }),
+  }),
   /**
    * /register's message state: `max_message_id` (fetch `message`), `unread_msgs` (`message`
    * and `update_message_flags`), `starred_messages`, `recent_private_conversations`.

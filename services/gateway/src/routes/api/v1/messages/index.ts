@@ -74,6 +74,12 @@ export default async function messagesRoutes(app: FastifyInstance) {
     return success(await bus.request(messagesRpc.list, { actor: request.actor, ...p, anchor: p.anchor ?? null }));
   });
 
+  // Preview rendering (Zulip's render_message_backend).
+  app.post('/render', async (request) => {
+    const p = params(request, { content: text() });
+    return success(await bus.request(messagesRpc.render, { actor: request.actor, content: p.content }));
+  });
+
   app.get<{ Params: { message_id: string } }>('/:message_id', async (request) => {
     const p = params(request, { apply_markdown: bool().optional(true) });
     const id = request.params.message_id;
