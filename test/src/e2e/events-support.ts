@@ -80,8 +80,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
   const op = e.op as string | undefined;
   switch (e.type) {
     case 'heartbeat':
-    // Reactions live on messages, which /register does not carry.
+      return;
     case 'reaction':
+      // Reactions live on messages, which /register does not carry.
       return;
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
