@@ -87,13 +87,18 @@ export class Appender {
     if (this.stopped) return;
     const { store, config, log } = this.deps;
     try {
-      if (this.leading) {
+      if (this.leading && !this.deps.bus.isConnected) {
+        // Cut off from NATS for good, it could hold the lock forever while delivering nothing.
+        log.warn('events leader lost its NATS connection; giving up the lock');
+        this.resign('NATS connection closed');
+        await store.releaseLock(this.token);
+      } else if (this.leading) {
         if (!(await store.renewLock(this.token, config.leaderLockMs))) {
           log.warn('lost the events leader lock; stopping delivery');
           this.leading = false;
           this.messages?.stop();
         }
-      } else if (!this.session) {
+      } else if (!this.session && this.deps.bus.isConnected) {
         const term = await store.acquireLock(this.token, config.leaderLockMs);
         if (term === undefined) return;
         log.info({ term }, 'events leader: delivering the inbox');
