@@ -4,7 +4,7 @@ import type { Queryable } from '@zc/shared/db';
 import { privateDisplayRecipient, toDisplayUser, toEventMessage, type DisplayUser } from '../lib/message-view.js';
 import type { TopicLink } from '../lib/render.js';
 import type { MessageRow } from '../store/message-store.js';
-import { readModelStore, type UserRow } from '../store/read-model-store.js';
+import { directoryRows, readModelStore, type UserRow } from '../store/read-model-store.js';
 
 const unknownUser = (id: number): UserRow => ({
   id,
@@ -15,6 +15,7 @@ const unknownUser = (id: number): UserRow => ({
   role: 400,
   is_active: false,
   is_bot: false,
+  is_system_bot: false,
   bot_owner_id: null,
   avatar_source: 'G',
   avatar_version: 1,
@@ -36,13 +37,13 @@ export async function hydrateMessages(
   // waits for one round trip here instead of three.
   const [recipients, senders, streamRows] = await Promise.all([
     readModelStore.recipientsByIds(q, privateRecipientIds),
-    readModelStore.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
+    directoryRows.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
     readModelStore.streamsByIds(q, streamIds),
   ]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const users = new Map(senders.map((u) => [u.id, u]));
   const others = [...new Set(recipients.flatMap((r) => r.user_ids))].filter((id) => !users.has(id));
-  for (const u of await readModelStore.usersByIds(q, realmId, others)) users.set(u.id, u);
+  for (const u of await directoryRows.usersByIds(q, realmId, others)) users.set(u.id, u);
   const streams = new Map(streamRows.map((s) => [s.id, s]));
   const user = (id: number) => users.get(id) ?? unknownUser(id);
   return rows.map((m) => {
