@@ -63,3 +63,13 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
     return links;
   };
 }
+
+/**
+ * POST /messages/render: `content` as it would render if the actor sent it now (Zulip's
+ * render_message_backend: no recipients, so no one's alert words; no length check).
+ */
+export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const data = await deps.render.forRealm(realm.id);
+  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons: false })).html;
+}
