@@ -16,7 +16,6 @@ import { accessMessage, viewerOf } from '../queries/get-messages.js';
 import { messageAudience, type MessageAudience } from '../queries/message-audience.js';
 import { messageStore, type MessageRow } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
-import { ensureRealm, resolveUsers } from './read-model.js';
 
 export interface ReactionRequest {
   actor: Actor;
@@ -51,7 +50,7 @@ function requestedEmoji(r: ReactionRequest, name: string, realmEmoji: readonly R
 
 /** The reacting user as the deprecated `user` object shows them (the read model's display email and name). */
 async function reactorOf(deps: MessagesDeps, actor: Actor): Promise<{ user_id: number; email: string; full_name: string }> {
-  const me = (await resolveUsers(deps, deps.pool, actor.realm_id, [actor.user_id], [])).users[0];
+  const me = (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [actor.user_id])).found[0];
   return { user_id: actor.user_id, email: me?.email ?? actor.email, full_name: me?.full_name ?? actor.full_name };
 }
 
@@ -96,7 +95,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
   const { actor } = r;
   if (r.emoji_name === undefined) throw requestVariableMissing('emoji_name');
   const name = r.emoji_name;
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const [realmEmoji, { audience, reactor }] = await Promise.all([realmEmojiOf(deps.pool, actor.realm_id), audienceAndReactor(deps, actor, row)]);
   const emoji = requestedEmoji(r, name, realmEmoji);
@@ -116,7 +115,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
 
 export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
   const { actor } = r;
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const { row } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   let code = r.emoji_code;
   let type = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);
