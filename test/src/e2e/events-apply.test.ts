@@ -102,4 +102,15 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     });
     t.match(event, { message: { content: 'A *private* word', content_type: 'text/x-markdown', type: 'private' } });
   });
+
+  t.test('presence: users coming online (modern and legacy formats)', async (t) => {
+    await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/presence', { status: 'active', ping_only: true }), {
+      params: { ...base, event_types: ['presence'], slim_presence: true },
+      expect: ['presence'],
+    });
+    await verifyAction(t, sys, h, () => sys.client(iago).post('/users/me/presence', { status: 'idle' }), {
+      params: { ...base, event_types: ['presence'] },
+      expect: ['presence'],
+    });
+  });
 });

@@ -42,7 +42,7 @@ export async function verifyAction(t: Test, sys: System, c: ApiClient, action: (
     if (schema) t.ok(Value.Check(schema, e), `${e.type}/${String(e.op)} matches its schema`);
   }
   const applied = structuredClone(state);
-  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true });
+  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true, slim_presence: check.params?.slim_presence === true });
   const fresh = await register(c, check.params);
   t.same(comparable(applied), comparable(fresh), 'applied events equal a fresh register');
   await c.delete('/events', { queue_id: poller.queueId });

@@ -27,6 +27,9 @@ import matchesNarrowRoutes from './api/v1/messages/matches-narrow/index.js';
 import markAllAsReadRoutes from './api/v1/mark-all-as-read.js';
 import markStreamAsReadRoutes from './api/v1/mark-stream-as-read.js';
 import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
+import myPresenceRoutes from './api/v1/users/me/presence.js';
+import userPresenceRoutes from './api/v1/users/presence.js';
+import realmPresenceRoutes from './api/v1/realm/presence.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -54,4 +57,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(markAllAsReadRoutes, v1('/mark_all_as_read'));
   await app.register(markStreamAsReadRoutes, v1('/mark_stream_as_read'));
   await app.register(markTopicAsReadRoutes, v1('/mark_topic_as_read'));
+  await app.register(myPresenceRoutes, v1('/users/me/presence'));
+  await app.register(userPresenceRoutes, v1('/users'));
+  await app.register(realmPresenceRoutes, v1('/realm/presence'));
 }
