@@ -6,7 +6,7 @@ import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags }
 import { checkSendMessage } from '../actions/send-message.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
-import { getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
+import { canReadAnyMessage, getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
 import { getMessageHistory } from '../queries/message-history.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { messageStore } from '../store/message-store.js';
@@ -32,5 +32,6 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     return {};
   });
   bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(messagesRpc.canReadAny, async (r) => ({ readable: await canReadAnyMessage(deps, r.actor, r.message_ids) }));
   bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));
 }
