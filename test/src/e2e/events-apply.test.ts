@@ -128,6 +128,14 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     });
   });
 
+  t.test('reaction add and remove', async (t) => {
+    await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Reactions court' }] });
+    const id = (await sys.client(othello).post('/messages', { type: 'private', to: JSON.stringify([hamlet.user_id]), content: 'react to me' })).body.id as number;
+    const params = { ...base, event_types: ['reaction', 'message'] };
+    await verifyAction(t, sys, h, () => h.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/add'] });
+    await verifyAction(t, sys, h, () => h.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/remove'] });
+  });
+
   t.test('a direct message with apply_markdown=false', async (t) => {
     const params = { client_gravatar: false, apply_markdown: false, event_types: ['message'] };
     const [event] = await verifyAction(t, sys, h, () => sys.client(othello).post('/messages', { type: 'private', to: JSON.stringify([hamlet.user_id]), content: 'A *private* word' }), {

@@ -81,6 +81,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
   switch (e.type) {
     case 'heartbeat':
       return;
+    case 'reaction':
+      // Reactions live on messages, which /register does not carry.
+      return;
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
       const drafts = state.drafts as Json[];

@@ -13,6 +13,7 @@ import alertWordsRoutes from './api/v1/users/me/alert-words/index.js';
 import subscriptionsRoutes from './api/v1/users/me/subscriptions/index.js';
 import subscriptionPropertiesRoutes from './api/v1/users/me/subscriptions/properties.js';
 import mutedTopicsRoutes from './api/v1/users/me/subscriptions/muted-topics.js';
+import streamTopicsRoutes from './api/v1/users/me/topics.js';
 import streamsRoutes from './api/v1/streams/index.js';
 import getStreamIdRoutes from './api/v1/get-stream-id.js';
 import registerQueueRoutes from './api/v1/register/index.js';
@@ -40,6 +41,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(subscriptionsRoutes, v1('/users/me/subscriptions'));
   await app.register(subscriptionPropertiesRoutes, v1('/users/me/subscriptions/properties'));
   await app.register(mutedTopicsRoutes, v1('/users/me/subscriptions/muted_topics'));
+  await app.register(streamTopicsRoutes, v1('/users/me'));
   await app.register(streamsRoutes, v1('/streams'));
   await app.register(getStreamIdRoutes, v1('/get_stream_id'));
   await app.register(registerQueueRoutes, v1('/register'));

@@ -15,10 +15,24 @@ export const DraftsUpdateEvent = Type.Object({ ...base('drafts'), op: Type.Liter
 export const DraftsRemoveEvent = Type.Object({ ...base('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }, strict);
 export const HeartbeatEvent = Type.Object(base('heartbeat'), strict);
 
+const reactionFields = {
+  message_id: Type.Integer(),
+  user_id: Type.Integer(),
+  /** Deprecated, still sent at our feature level (Zulip dropped it at 328). */
+  user: Type.Object({ user_id: Type.Integer(), email: Type.String(), full_name: Type.String() }, strict),
+  emoji_name: Type.String(),
+  emoji_code: Type.String(),
+  reaction_type: Type.Union([Type.Literal('unicode_emoji'), Type.Literal('realm_emoji'), Type.Literal('zulip_extra_emoji')]),
+};
+export const ReactionAddEvent = Type.Object({ ...base('reaction'), op: Type.Literal('add'), ...reactionFields }, strict);
+export const ReactionRemoveEvent = Type.Object({ ...base('reaction'), op: Type.Literal('remove'), ...reactionFields }, strict);
+
 export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
 export type HeartbeatEvent = Static<typeof HeartbeatEvent>;
+export type ReactionAddEvent = Static<typeof ReactionAddEvent>;
+export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
@@ -26,6 +40,8 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
   heartbeat: HeartbeatEvent,
+  'reaction/add': ReactionAddEvent,
+  'reaction/remove': ReactionRemoveEvent,
 };
 
 /** The schema for an event, if one is declared (`type/op` first, then `type`). */
