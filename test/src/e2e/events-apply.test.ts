@@ -43,7 +43,7 @@ async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Pr
     if (schema) t.ok(Value.Check(schema, e), `${e.type}/${String(e.op)} matches its schema`);
   }
   const applied = structuredClone(state);
-  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true });
+  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true, slim_presence: check.params?.slim_presence === true });
   const fresh = await register(c, check.params);
   t.same(comparable(applied), comparable(fresh), 'applied events equal a fresh register');
   await c.delete('/events', { queue_id: poller.queueId });
@@ -143,5 +143,16 @@ t.test('events applied to register state equal a fresh register', async (t) => {
       expect: ['message'],
     });
     t.match(event, { message: { content: 'A *private* word', content_type: 'text/x-markdown', type: 'private' } });
+  });
+
+  t.test('presence: users coming online (modern and legacy formats)', async (t) => {
+    await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/presence', { status: 'active', ping_only: true }), {
+      params: { ...base, event_types: ['presence'], slim_presence: true },
+      expect: ['presence'],
+    });
+    await verifyAction(t, sys, h, () => sys.client(iago).post('/users/me/presence', { status: 'idle' }), {
+      params: { ...base, event_types: ['presence'] },
+      expect: ['presence'],
+    });
   });
 });

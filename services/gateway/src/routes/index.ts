@@ -28,6 +28,9 @@ import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
 import userUploadsRoutes from './api/v1/user-uploads/index.js';
 import attachmentsRoutes from './api/v1/attachments/index.js';
 import fileDownloadRoutes from './user-uploads/index.js';
+import myPresenceRoutes from './api/v1/users/me/presence.js';
+import userPresenceRoutes from './api/v1/users/presence.js';
+import realmPresenceRoutes from './api/v1/realm/presence.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -56,4 +59,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(userUploadsRoutes, v1('/user_uploads'));
   await app.register(attachmentsRoutes, v1('/attachments'));
   await app.register(fileDownloadRoutes, { prefix: '/user_uploads' });
+  await app.register(myPresenceRoutes, v1('/users/me/presence'));
+  await app.register(userPresenceRoutes, v1('/users'));
+  await app.register(realmPresenceRoutes, v1('/realm/presence'));
 }

@@ -15,6 +15,29 @@ export const DraftsUpdateEvent = Type.Object({ ...base('drafts'), op: Type.Liter
 export const DraftsRemoveEvent = Type.Object({ ...base('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }, strict);
 export const HeartbeatEvent = Type.Object(base('heartbeat'), strict);
 
+const LegacyClientPresence = Type.Object(
+  { client: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('idle')]), timestamp: Type.Integer(), pushable: Type.Boolean() },
+  strict,
+);
+/** A user came online (Zulip sends the legacy per-client format, always the one "website" client). */
+export const PresenceEvent = Type.Object(
+  { ...base('presence'), user_id: Type.Integer(), email: Type.String(), server_timestamp: Type.Number(), presence: Type.Record(Type.String(), LegacyClientPresence) },
+  strict,
+);
+
+const TypingUser = Type.Object({ user_id: Type.Integer(), email: Type.String() }, strict);
+/**
+ * Typing start/stop. `message_type` is "private" for direct messages at our feature level
+ * (Zulip renamed it "direct" at 215); direct ones name every recipient, the sender included,
+ * stream ones the stream and topic.
+ */
+const typingEvent = <Op extends 'start' | 'stop'>(op: Op) =>
+  Type.Union([
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('private'), sender: TypingUser, recipients: Type.Array(TypingUser) }, strict),
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('stream'), sender: TypingUser, stream_id: Type.Integer(), topic: Type.String() }, strict),
+  ]);
+export const TypingStartEvent = typingEvent('start');
+export const TypingStopEvent = typingEvent('stop');
 const reactionFields = {
   message_id: Type.Integer(),
   user_id: Type.Integer(),
@@ -31,6 +54,9 @@ export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
 export type HeartbeatEvent = Static<typeof HeartbeatEvent>;
+export type PresenceEvent = Static<typeof PresenceEvent>;
+export type TypingStartEvent = Static<typeof TypingStartEvent>;
+export type TypingStopEvent = Static<typeof TypingStopEvent>;
 export type ReactionAddEvent = Static<typeof ReactionAddEvent>;
 export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 
@@ -40,6 +66,9 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
   heartbeat: HeartbeatEvent,
+  presence: PresenceEvent,
+  'typing/start': TypingStartEvent,
+  'typing/stop': TypingStopEvent,
   'reaction/add': ReactionAddEvent,
   'reaction/remove': ReactionRemoveEvent,
 };
