@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import t from 'tap';
+import { clientEventSchema } from '@zc/shared/contracts/client-events';
 import { loadConfig } from '@zc/shared/config';
 import { createPool } from '@zc/shared/db';
 import { createLogger } from '@zc/shared/logging';
@@ -17,6 +19,12 @@ import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
 import { MessagesWorld } from './messages-fixtures.js';
 import { basicAuth, multipart, raw, until, upload } from './uploads-support.js';
+
+/** Whether a delivered event has a declared schema and matches it. */
+const matchesSchema = (e: unknown) => {
+  const schema = clientEventSchema(e as { type: string; op?: string });
+  return schema !== undefined && Value.Check(schema, e);
+};
 
 /** Every stored file under `dir` (temporary files of writes in progress included). */
 function filesUnder(dir: string): string[] {
@@ -76,6 +84,7 @@ t.test('uploads', async (t) => {
 
     const [event] = await poller.collect(1);
     t.match(event, { type: 'attachment', op: 'add', attachment: { id: attachmentId, name: 'soliloquy.txt', size: text.length, messages: [] }, upload_space_used: text.length });
+    t.ok(matchesSchema(event), 'attachment/add matches its schema');
   });
 
   t.test('the uploader downloads it, served as a download, never run', async (t) => {
@@ -105,6 +114,7 @@ t.test('uploads', async (t) => {
     t.same((await download(uri, othello)).body, text);
     const [event] = await poller.collect(1);
     t.match(event, { type: 'attachment', op: 'update', attachment: { id: attachmentId, messages: [{ id: messageId }] } });
+    t.ok(matchesSchema(event), 'attachment/update matches its schema');
     const list = await sys.client(hamlet).get('/attachments');
     const [a] = list.body.attachments as Array<{ messages: Array<{ id: number; date_sent: number }> }>;
     t.equal(a?.messages[0]?.id, messageId);
@@ -201,6 +211,7 @@ t.test('uploads', async (t) => {
     t.notOk(filesUnder(dir).some((f) => uri.endsWith(f)), 'the stored file is removed');
     const [event] = await poller.collect(1);
     t.match(event, { type: 'attachment', op: 'remove', attachment: { id: attachmentId } });
+    t.ok(matchesSchema(event), 'attachment/remove matches its schema');
     t.type(event?.upload_space_used, 'number');
     const again = await sys.client(hamlet).delete(`/attachments/${attachmentId}`);
     t.equal(again.status, 400, 'a second delete');
