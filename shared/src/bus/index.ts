@@ -27,6 +27,8 @@ export interface EventMeta {
   /** Service (schema) whose outbox wrote the event, and the writing transaction's id. */
   origin?: string;
   txid?: number;
+  /** `Nats-Msg-Id`: `<schema>:<outbox id>` for relayed events (orders one owner's events). */
+  msgId?: string;
 }
 
 export interface HandlerContext {
@@ -338,6 +340,7 @@ export class Bus {
           redelivered: m.redelivered,
           origin: m.headers?.get('Zc-Origin') || undefined,
           txid: m.headers?.get('Zc-Txid') ? Number(m.headers.get('Zc-Txid')) : undefined,
+          msgId: m.headers?.get('Nats-Msg-Id') || undefined,
         }),
       );
       m.ack();

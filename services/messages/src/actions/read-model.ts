@@ -22,7 +22,7 @@ import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../
 import { renderStore } from '../store/render-store.js';
 
 /** Applies one users-service domain event. */
-export async function applyUsersEvent(deps: MessagesDeps, subject: string, payload: unknown): Promise<void> {
+export async function applyUsersEvent(deps: MessagesDeps, subject: string, payload: unknown, meta?: EventMeta): Promise<void> {
   switch (subject) {
     case usersEvents.realmCreated.subject:
     case usersEvents.realmUpdated.subject:
@@ -31,18 +31,18 @@ export async function applyUsersEvent(deps: MessagesDeps, subject: string, paylo
     case usersEvents.userCreated.subject:
     case usersEvents.userUpdated.subject:
       await readModelStore.upsertUsers(deps.pool, [payload as UserRecord]);
-      deps.render.applyEvent(subject, payload);
+      deps.render.applyEvent(subject, payload, meta?.msgId);
       return;
     case usersEvents.linkifiersChanged.subject: {
       const p = payload as { realm_id: number; linkifiers: Linkifier[] };
       await renderStore.setRealmLinkifiers(deps.pool, p.realm_id, p.linkifiers);
-      deps.render.applyEvent(subject, payload);
+      deps.render.applyEvent(subject, payload, meta?.msgId);
       return;
     }
     case usersEvents.alertWordsChanged.subject: {
       const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
       await renderStore.setAlertWords(deps.pool, p.realm_id, p.user_id, p.alert_words);
-      deps.render.applyEvent(subject, payload);
+      deps.render.applyEvent(subject, payload, meta?.msgId);
       return;
     }
     default:
@@ -51,12 +51,12 @@ export async function applyUsersEvent(deps: MessagesDeps, subject: string, paylo
 }
 
 /** Applies one subscriptions-service domain event. */
-export async function applySubscriptionsEvent(deps: MessagesDeps, subject: string, payload: unknown, _meta?: EventMeta): Promise<void> {
+export async function applySubscriptionsEvent(deps: MessagesDeps, subject: string, payload: unknown, meta?: EventMeta): Promise<void> {
   switch (subject) {
     case subscriptionsEvents.streamCreated.subject:
     case subscriptionsEvents.streamUpdated.subject:
       await readModelStore.upsertStream(deps.pool, payload as StreamRecord);
-      deps.render.applyEvent(subject, payload);
+      deps.render.applyEvent(subject, payload, meta?.msgId);
       return;
     case subscriptionsEvents.subscribersAdded.subject: {
       const c = payload as SubscribersChange;

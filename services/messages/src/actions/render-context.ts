@@ -9,6 +9,11 @@
  * consumer patches it too. Core NATS delivery is at most once, so a realm's copy is also
  * reloaded from the read models after `ttlMs`. A load that raced with an event is used but
  * not kept.
+ *
+ * The two feeds run at different speeds: the durable consumer may trail core NATS by many
+ * events, so each patched entry remembers the outbox id of the event that set it
+ * (`Nats-Msg-Id`), and an older event never overwrites a newer one (without this, a replaced
+ * linkifier rendered as no linkifier at all, issue 16).
  */
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
@@ -43,11 +48,38 @@ function uniqueByName(data: RealmRenderData, name: string): MentionableUser | un
   return candidates.length === 1 ? candidates[0] : undefined;
 }
 
+/** Copies one patched entry ("<kind>/<key>", see `RenderContextCache.applied`) from `from` into `to`. */
+function carryOver(from: RealmRenderData, to: RealmRenderData, entry: string): void {
+  const [kind, key] = entry.split('/');
+  const id = Number(key);
+  if (kind === 'linkifiers') to.linkifiers = from.linkifiers;
+  if (kind === 'alert_words') {
+    const words = from.alertWords.get(id);
+    if (words) to.alertWords.set(id, words);
+    else to.alertWords.delete(id);
+  }
+  if (kind === 'user') {
+    const u = from.usersById.get(id);
+    const stale = to.usersById.get(id);
+    if (stale) to.usersByName.set(stale.full_name.toLowerCase(), (to.usersByName.get(stale.full_name.toLowerCase()) ?? []).filter((x) => x.id !== id));
+    if (u) {
+      to.usersById.set(id, u);
+      addByName(to.usersByName, u);
+    }
+  }
+  if (kind === 'stream') {
+    for (const [name, s] of to.streamsByName) if (s.id === id) to.streamsByName.delete(name);
+    for (const [name, s] of from.streamsByName) if (s.id === id) to.streamsByName.set(name, s);
+  }
+}
+
 export class RenderContextCache {
   private readonly realms = new Map<number, RealmRenderData>();
   private readonly loading = new Map<number, Promise<RealmRenderData>>();
   /** Bumped by every change of a realm, so a load that overlapped one is not kept. */
   private readonly generation = new Map<number, number>();
+  /** Per realm: entry ("<kind>/<key>") → outbox id of the newest event applied to it since the realm's copy was loaded. */
+  private readonly applied = new Map<number, Map<string, number>>();
 
   constructor(
     private readonly io: { pool: Pool; bus: Bus; log: Logger },
@@ -92,7 +124,14 @@ export class RenderContextCache {
       loadedAt: Date.now(),
     };
     for (const u of userRows) addByName(data.usersByName, u);
-    if ((this.generation.get(realmId) ?? 0) === gen) this.realms.set(realmId, data);
+    if ((this.generation.get(realmId) ?? 0) === gen) {
+      // The read models may trail what core NATS already told us: entries patched by an event
+      // keep their patched value (a reload never takes a replaced linkifier back).
+      const old = this.realms.get(realmId);
+      const seen = this.applied.get(realmId);
+      if (old && seen) for (const entry of seen.keys()) carryOver(old, data, entry);
+      this.realms.set(realmId, data);
+    }
     return data;
   }
 
@@ -146,27 +185,46 @@ export class RenderContextCache {
     else data.alertWords.set(userId, [...words]);
   }
 
+  /**
+   * Whether an event with this `Nats-Msg-Id` is newer than the one that last set `entry`
+   * (and records it). Events without an outbox id (tests publishing by hand) always apply.
+   */
+  private isNewer(realmId: number, entry: string, msgId: string | undefined): boolean {
+    const id = Number(msgId?.slice(msgId.lastIndexOf(':') + 1));
+    // Nothing loaded, nothing to protect: the event only marks a load in progress as stale.
+    if (!Number.isSafeInteger(id) || !this.realms.has(realmId)) return true;
+    let seen = this.applied.get(realmId);
+    if (!seen) this.applied.set(realmId, (seen = new Map()));
+    if ((seen.get(entry) ?? 0) >= id) return false;
+    seen.set(entry, id);
+    return true;
+  }
+
   /** Applies one domain event of the users or subscriptions service (ignores the others). */
-  applyEvent(subject: string, payload: unknown): void {
+  applyEvent(subject: string, payload: unknown, msgId?: string): void {
     switch (subject) {
       case usersEvents.userCreated.subject:
-      case usersEvents.userUpdated.subject:
-        this.applyUser(payload as UserRecord);
+      case usersEvents.userUpdated.subject: {
+        const u = payload as UserRecord;
+        if (this.isNewer(u.realm_id, `user/${u.user_id}`, msgId)) this.applyUser(u);
         return;
+      }
       case usersEvents.linkifiersChanged.subject: {
         const p = payload as { realm_id: number; linkifiers: Linkifier[] };
-        this.setLinkifiers(p.realm_id, p.linkifiers);
+        if (this.isNewer(p.realm_id, 'linkifiers', msgId)) this.setLinkifiers(p.realm_id, p.linkifiers);
         return;
       }
       case usersEvents.alertWordsChanged.subject: {
         const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
-        this.setAlertWords(p.realm_id, p.user_id, p.alert_words);
+        if (this.isNewer(p.realm_id, `alert_words/${p.user_id}`, msgId)) this.setAlertWords(p.realm_id, p.user_id, p.alert_words);
         return;
       }
       case subscriptionsEvents.streamCreated.subject:
-      case subscriptionsEvents.streamUpdated.subject:
-        this.applyStream(payload as StreamRecord);
+      case subscriptionsEvents.streamUpdated.subject: {
+        const st = payload as StreamRecord;
+        if (this.isNewer(st.realm_id, `stream/${st.stream_id}`, msgId)) this.applyStream(st);
         return;
+      }
       default:
         return;
     }
@@ -187,7 +245,7 @@ export class RenderContextCache {
         callback: (err, msg) => {
           if (err) return;
           try {
-            this.applyEvent(c.subject, msg.json());
+            this.applyEvent(c.subject, msg.json(), msg.headers?.get('Nats-Msg-Id') || undefined);
           } catch {
             /* a malformed event is its producer's to report; the TTL reload repairs us */
           }

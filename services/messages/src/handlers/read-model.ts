@@ -9,7 +9,7 @@ import type { MessagesDeps } from '../deps.js';
 /** Starts the consumers (the bus stops them when the service stops). */
 export async function startReadModelConsumers(bus: Bus, deps: MessagesDeps, writer: SendWriter): Promise<void> {
   const { streamAnnounced, ...readModelEvents } = subscriptionsEvents;
-  await bus.consume(Object.values(usersEvents), { durable: 'messages-users-read-model' }, (subject, payload) => applyUsersEvent(deps, subject, payload));
+  await bus.consume(Object.values(usersEvents), { durable: 'messages-users-read-model' }, (subject, payload, meta) => applyUsersEvent(deps, subject, payload, meta));
   await bus.consume(Object.values(readModelEvents), { durable: 'messages-subscriptions-read-model' }, (subject, payload, meta) =>
     applySubscriptionsEvent(deps, subject, payload, meta),
   );
