@@ -1,8 +1,10 @@
 import { realmUrl, type SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
+import type { Bus } from '@zc/shared/bus';
 import type { Redis } from '@zc/shared/redis';
 import { ApiKeyVault } from './lib/credentials.js';
+import { PresenceStore } from './store/presence-store.js';
 import type { RealmRow } from './store/realm-store.js';
 
 /** Everything the users service's actions and queries need, built once at start. */
@@ -13,10 +15,14 @@ export interface UsersDeps {
   log: Logger;
   /** Absent for the management CLI, which does not throttle. */
   redis?: Redis;
+  /** Publishes client events that are not tied to a transaction (presence); absent for the CLI. */
+  bus?: Bus;
+  /** Presence in Redis; absent for the management CLI (no Redis). */
+  presence?: PresenceStore;
 }
 
-export function makeDeps(p: Omit<UsersDeps, 'vault'>): UsersDeps {
-  return { ...p, vault: new ApiKeyVault(p.config.secretKey) };
+export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence'>): UsersDeps {
+  return { ...p, vault: new ApiKeyVault(p.config.secretKey), ...(p.redis ? { presence: new PresenceStore(p.redis, p.config.redisPrefix) } : {}) };
 }
 
 export function realmUrlOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {

@@ -76,11 +76,29 @@ const byKey = <T extends Json>(list: T[], key: string, value: unknown) => list.f
  * Applies one event to /register state as a client would (zulip-terminal, the web app's
  * server_events_dispatch). Covers the event types the events service delivers so far.
  */
-export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscribers?: boolean } = {}): void {
+export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscribers?: boolean; slim_presence?: boolean } = {}): void {
   const op = e.op as string | undefined;
   switch (e.type) {
     case 'heartbeat':
+    case 'typing':
       return;
+    case 'presence': {
+      // The event is in the legacy format; the state in the one /register was asked for.
+      const presences = state.presences as Record<string, Json>;
+      const client = Object.values(e.presence as Record<string, Json>)[0] as Json;
+      const ts = client.timestamp as number;
+      if (opts.slim_presence) {
+        const key = String(e.user_id);
+        const cur = presences[key] ?? { active_timestamp: 0, idle_timestamp: 0 };
+        presences[key] = {
+          active_timestamp: client.status === 'active' ? Math.max(cur.active_timestamp as number, ts) : cur.active_timestamp,
+          idle_timestamp: Math.max(cur.idle_timestamp as number, ts),
+        };
+      } else {
+        presences[e.email as string] = { website: client, aggregated: { client: client.client, status: client.status, timestamp: ts } };
+      }
+      return;
+    }
     case 'reaction':
       // Reactions live on messages, which /register does not carry.
       return;
@@ -105,18 +123,75 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       const person = e.person as Json;
       const active = state.realm_users as Json[];
       const inactive = state.realm_non_active_users as Json[];
-      if (op === 'add') active.push(person);
-      else if (op === 'remove') active.splice(byKey(active, 'user_id', person.user_id), 1);
-      else if (op === 'update') {
+      if (op === 'add') {
+        // A reactivated user comes back as `add` (before feature level 222).
+        const j = byKey(inactive, 'user_id', person.user_id);
+        if (j >= 0) inactive.splice(j, 1);
+        active.push(person);
+      } else if (op === 'remove') {
+        // Zulip's apply_event marks the user inactive: they move to realm_non_active_users.
+        const [gone] = active.splice(byKey(active, 'user_id', person.user_id), 1);
+        if (gone) inactive.push({ ...gone, is_active: false });
+      } else if (op === 'update') {
         const list = byKey(active, 'user_id', person.user_id) >= 0 ? active : inactive;
         const i = byKey(list, 'user_id', person.user_id);
         const target = list[i] as Json;
-        Object.assign(target, person);
+        const { custom_profile_field: field, ...rest } = person;
+        Object.assign(target, rest);
+        if (field) {
+          const f = field as Json;
+          const data = target.profile_data as Json;
+          if (f.value === null) delete data[String(f.id)];
+          else data[String(f.id)] = 'rendered_value' in f ? { value: f.value, rendered_value: f.rendered_value } : { value: f.value };
+        }
+        if ('role' in person) {
+          const role = person.role as number;
+          Object.assign(target, { is_owner: role === 100, is_admin: role <= 200, is_guest: role === 600 });
+          if (person.user_id === state.user_id) Object.assign(state, { is_owner: role === 100, is_admin: role <= 200, is_moderator: role === 300, is_guest: role === 600 });
+        }
+        if ('full_name' in person && person.user_id === state.user_id) state.full_name = person.full_name;
         if ('is_active' in person) {
           list.splice(i, 1);
           (person.is_active ? active : inactive).push(target);
         }
       }
+      return;
+    }
+    case 'realm_bot': {
+      const bots = state.realm_bots as Json[];
+      const bot = e.bot as Json;
+      const i = byKey(bots, 'user_id', bot.user_id);
+      if (op === 'add') {
+        if (i >= 0) bots.splice(i, 1, bot);
+        else bots.push(bot);
+      } else if (op === 'remove' && i >= 0) (bots[i] as Json).is_active = false;
+      else if (op === 'delete' && i >= 0) bots.splice(i, 1);
+      else if (op === 'update' && i >= 0) Object.assign(bots[i] as Json, bot);
+      return;
+    }
+    case 'custom_profile_fields':
+      state.custom_profile_fields = e.fields;
+      return;
+    case 'user_status': {
+      // Zulip's apply_event: keys present only while non-empty; the entry goes when empty.
+      const all = state.user_status as Record<string, Json>;
+      const key = String(e.user_id);
+      const s = (all[key] ??= {});
+      if (e.away !== undefined) {
+        if (e.away) s.away = true;
+        else delete s.away;
+      }
+      if (e.status_text !== undefined) {
+        if (e.status_text === '') delete s.status_text;
+        else s.status_text = e.status_text;
+      }
+      if (e.emoji_name !== undefined) {
+        for (const k of ['emoji_name', 'emoji_code', 'reaction_type']) {
+          if (e.emoji_name === '') delete s[k];
+          else s[k] = e[k];
+        }
+      }
+      if (Object.keys(s).length === 0) delete all[key];
       return;
     }
     case 'subscription': {
@@ -259,7 +334,8 @@ function removeUnread(unread: Json, ids: number[] | undefined): void {
 }
 
 /** Keys that differ between two registers by nature (queue identity, clocks). */
-const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presences', 'presence_last_update_id']);
+// presence_last_update_id moves with every stored ping, and presence events do not carry it.
+const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id']);
 
 /** A comparable copy of register state: volatile keys dropped, lists of objects sorted by id, keys sorted (readable diffs). */
 export function comparable(state: Json): Json {

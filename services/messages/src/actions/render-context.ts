@@ -12,8 +12,9 @@
  *
  * The two feeds run at different speeds: the durable consumer may trail core NATS by many
  * events, so each patched entry remembers the outbox id of the event that set it
- * (`Nats-Msg-Id`), and an older event never overwrites a newer one (without this, a replaced
- * linkifier rendered as no linkifier at all, issue 16).
+ * (`Nats-Msg-Id`), and neither an older event nor a reload from the tables (which that
+ * consumer writes) overwrites a newer entry. Without this a replaced linkifier rendered as no
+ * linkifier at all for a while (issue 16).
  */
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
@@ -59,9 +60,12 @@ function carryOver(from: RealmRenderData, to: RealmRenderData, entry: string): v
     else to.alertWords.delete(id);
   }
   if (kind === 'user') {
-    const u = from.usersById.get(id);
     const stale = to.usersById.get(id);
-    if (stale) to.usersByName.set(stale.full_name.toLowerCase(), (to.usersByName.get(stale.full_name.toLowerCase()) ?? []).filter((x) => x.id !== id));
+    if (stale) {
+      const name = stale.full_name.toLowerCase();
+      to.usersByName.set(name, (to.usersByName.get(name) ?? []).filter((x) => x.id !== id));
+    }
+    const u = from.usersById.get(id);
     if (u) {
       to.usersById.set(id, u);
       addByName(to.usersByName, u);
@@ -78,7 +82,7 @@ export class RenderContextCache {
   private readonly loading = new Map<number, Promise<RealmRenderData>>();
   /** Bumped by every change of a realm, so a load that overlapped one is not kept. */
   private readonly generation = new Map<number, number>();
-  /** Per realm: entry ("<kind>/<key>") → outbox id of the newest event applied to it since the realm's copy was loaded. */
+  /** Per realm: entry ("<kind>/<key>") → outbox id of the newest event applied to it. */
   private readonly applied = new Map<number, Map<string, number>>();
 
   constructor(
@@ -125,8 +129,8 @@ export class RenderContextCache {
     };
     for (const u of userRows) addByName(data.usersByName, u);
     if ((this.generation.get(realmId) ?? 0) === gen) {
-      // The read models may trail what core NATS already told us: entries patched by an event
-      // keep their patched value (a reload never takes a replaced linkifier back).
+      // The tables may trail what core NATS already told us: entries patched by an event keep
+      // their patched value (a reload never takes a replaced linkifier back).
       const old = this.realms.get(realmId);
       const seen = this.applied.get(realmId);
       if (old && seen) for (const entry of seen.keys()) carryOver(old, data, entry);
@@ -153,7 +157,22 @@ export class RenderContextCache {
     return this.realms.get(realmId);
   }
 
-  applyUser(u: UserRecord): void {
+  /**
+   * Whether an event with this `Nats-Msg-Id` is newer than the one that last set `entry` (and
+   * records it). Events without an outbox id, and realms not loaded, always apply.
+   */
+  private isNewer(realmId: number, entry: string, msgId: string | undefined): boolean {
+    const id = Number(msgId?.slice(msgId.lastIndexOf(':') + 1));
+    if (!Number.isSafeInteger(id) || !this.realms.has(realmId)) return true;
+    let seen = this.applied.get(realmId);
+    if (!seen) this.applied.set(realmId, (seen = new Map()));
+    if ((seen.get(entry) ?? 0) >= id) return false;
+    seen.set(entry, id);
+    return true;
+  }
+
+  applyUser(u: UserRecord, msgId?: string): void {
+    if (!this.isNewer(u.realm_id, `user/${u.user_id}`, msgId)) return;
     const data = this.changed(u.realm_id);
     if (!data) return;
     const previous = data.usersById.get(u.user_id);
@@ -166,97 +185,60 @@ export class RenderContextCache {
     addByName(data.usersByName, user);
   }
 
-  applyStream(s: StreamRecord): void {
+  applyStream(s: StreamRecord, msgId?: string): void {
+    if (!this.isNewer(s.realm_id, `stream/${s.stream_id}`, msgId)) return;
     const data = this.changed(s.realm_id);
     if (!data) return;
     for (const [name, known] of data.streamsByName) if (known.id === s.stream_id) data.streamsByName.delete(name);
     if (!s.invite_only && !s.is_archived) data.streamsByName.set(s.name.toLowerCase(), { id: s.stream_id, name: s.name });
   }
 
-  setLinkifiers(realmId: number, linkifiers: readonly Linkifier[]): void {
+  setLinkifiers(realmId: number, linkifiers: readonly Linkifier[], msgId?: string): void {
+    if (!this.isNewer(realmId, 'linkifiers', msgId)) return;
     const data = this.changed(realmId);
     if (data) data.linkifiers = [...linkifiers];
   }
 
-  setAlertWords(realmId: number, userId: number, words: readonly string[]): void {
+  setAlertWords(realmId: number, userId: number, words: readonly string[], msgId?: string): void {
+    if (!this.isNewer(realmId, `alert_words/${userId}`, msgId)) return;
     const data = this.changed(realmId);
     if (!data) return;
     if (words.length === 0) data.alertWords.delete(userId);
     else data.alertWords.set(userId, [...words]);
   }
 
-  /**
-   * Whether an event with this `Nats-Msg-Id` is newer than the one that last set `entry`
-   * (and records it). Events without an outbox id (tests publishing by hand) always apply.
-   */
-  private isNewer(realmId: number, entry: string, msgId: string | undefined): boolean {
-    const id = Number(msgId?.slice(msgId.lastIndexOf(':') + 1));
-    // Nothing loaded, nothing to protect: the event only marks a load in progress as stale.
-    if (!Number.isSafeInteger(id) || !this.realms.has(realmId)) return true;
-    let seen = this.applied.get(realmId);
-    if (!seen) this.applied.set(realmId, (seen = new Map()));
-    if ((seen.get(entry) ?? 0) >= id) return false;
-    seen.set(entry, id);
-    return true;
-  }
-
-  /** Applies one domain event of the users or subscriptions service (ignores the others). */
-  applyEvent(subject: string, payload: unknown, msgId?: string): void {
-    switch (subject) {
-      case usersEvents.userCreated.subject:
-      case usersEvents.userUpdated.subject: {
-        const u = payload as UserRecord;
-        if (this.isNewer(u.realm_id, `user/${u.user_id}`, msgId)) this.applyUser(u);
-        return;
-      }
-      case usersEvents.linkifiersChanged.subject: {
-        const p = payload as { realm_id: number; linkifiers: Linkifier[] };
-        if (this.isNewer(p.realm_id, 'linkifiers', msgId)) this.setLinkifiers(p.realm_id, p.linkifiers);
-        return;
-      }
-      case usersEvents.alertWordsChanged.subject: {
-        const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
-        if (this.isNewer(p.realm_id, `alert_words/${p.user_id}`, msgId)) this.setAlertWords(p.realm_id, p.user_id, p.alert_words);
-        return;
-      }
-      case subscriptionsEvents.streamCreated.subject:
-      case subscriptionsEvents.streamUpdated.subject: {
-        const st = payload as StreamRecord;
-        if (this.isNewer(st.realm_id, `stream/${st.stream_id}`, msgId)) this.applyStream(st);
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /** Every replica hears every change (plain subscriptions, not a queue group); returns a stop function. */
+  /** Every replica hears every change (Bus.listen: not a queue group); returns a stop function. */
   listen(bus: Bus): () => void {
-    const contracts = [
-      usersEvents.userCreated,
-      usersEvents.userUpdated,
-      usersEvents.linkifiersChanged,
-      usersEvents.alertWordsChanged,
-      subscriptionsEvents.streamCreated,
-      subscriptionsEvents.streamUpdated,
-    ];
-    const subs = contracts.map((c) =>
-      bus.nc.subscribe(bus.subject(c.subject), {
-        callback: (err, msg) => {
-          if (err) return;
-          try {
-            this.applyEvent(c.subject, msg.json(), msg.headers?.get('Nats-Msg-Id') || undefined);
-          } catch {
-            /* a malformed event is its producer's to report; the TTL reload repairs us */
-          }
-        },
-      }),
-    );
-    return () => {
-      for (const s of subs) s.unsubscribe();
-    };
+    return bus.listen(RENDER_EVENTS, (...[subject, payload, { msgId }]) => {
+      switch (subject) {
+        case usersEvents.userCreated.subject:
+        case usersEvents.userUpdated.subject:
+          this.applyUser(payload, msgId);
+          return;
+        case usersEvents.linkifiersChanged.subject:
+          this.setLinkifiers(payload.realm_id, payload.linkifiers, msgId);
+          return;
+        case usersEvents.alertWordsChanged.subject:
+          this.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words, msgId);
+          return;
+        case subscriptionsEvents.streamCreated.subject:
+        case subscriptionsEvents.streamUpdated.subject:
+          this.applyStream(payload, msgId);
+          return;
+      }
+    });
   }
 }
+
+/** The owners' domain events that change what the renderer looks up. */
+const RENDER_EVENTS = [
+  usersEvents.userCreated,
+  usersEvents.userUpdated,
+  usersEvents.linkifiersChanged,
+  usersEvents.alertWordsChanged,
+  subscriptionsEvents.streamCreated,
+  subscriptionsEvents.streamUpdated,
+] as const;
 
 /** The RenderContext lookups over one realm's data. */
 export function renderContextOf(

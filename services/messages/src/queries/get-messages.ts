@@ -5,10 +5,9 @@
  * promise what the fetched rows prove.
  */
 import { LIMITS, isGuest, type Actor } from '@zc/shared/contracts';
-import { badRequest } from '@zc/shared/errors';
+import { badRequest, isAppError } from '@zc/shared/errors';
 import type { Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
-import { ensureRealm } from '../actions/read-model.js';
 import { topicLinker } from '../actions/render-message.js';
 import { FLAG_BITS, flagNames } from '../lib/flags.js';
 import { toApiMessage } from '../lib/message-view.js';
@@ -151,7 +150,7 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   const terms = parseNarrow(r.narrow);
   const q = deps.pool;
   // Independent reads go out together, each on its own pool connection.
-  const [realm, plan] = await Promise.all([ensureRealm(deps, r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
+  const [realm, plan] = await Promise.all([deps.directory.ensureRealm(r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
   const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
@@ -228,8 +227,22 @@ export async function accessMessage(q: Queryable, viewer: Viewer, messageId: num
   throw invalidMessage();
 }
 
+/** Whether the actor may read any of these messages (the uploads service's download rule); newest first, stops at the first. */
+export async function canReadAnyMessage(deps: MessagesDeps, actor: Actor, messageIds: readonly number[]): Promise<boolean> {
+  const viewer = viewerOf(actor);
+  for (const id of [...new Set(messageIds)].sort((a, b) => b - a)) {
+    try {
+      await accessMessage(deps.pool, viewer, id);
+      return true;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+    }
+  }
+  return false;
+}
+
 export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: number, applyMarkdown: boolean): Promise<{ message: Record<string, unknown>; raw_content: string }> {
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   const [message] = await renderForViewer(deps.pool, realm.subdomain, actor.realm_id, [{ ...row, viewer_flags: flags ?? FLAG_BITS.read | FLAG_BITS.historical }], [], {
     apply_markdown: applyMarkdown,
@@ -241,7 +254,7 @@ export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: nu
 /** GET /messages/matches_narrow: which of `ids` match, with their highlighted content and topic. */
 export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: readonly number[], narrow: unknown): Promise<Record<string, { match_content: string; match_subject: string }>> {
   const terms = parseNarrow(narrow);
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const plan = await planNarrow(deps.pool, viewerOf(actor), terms);
   const p = new SqlParams();
   // Only these ids' keyword matches are of interest (not every match of the word).

@@ -13,6 +13,7 @@ import { generateApiKey } from '../lib/credentials.js';
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
+import { botAdministrators } from './people-admin.js';
 
 const noSuchUser = () => badRequest('No such user');
 
@@ -21,7 +22,7 @@ const noSuchUser = () => badRequest('No such user');
  * user was already inactive, in which case nothing is written or announced.
  */
 export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId: number): Promise<boolean> {
-  return transaction(deps.pool, async (tx) => {
+  const deactivated = await transaction(deps.pool, async (tx) => {
     const realm = await realmStore.findById(tx, realmId);
     const user = await userStore.findById(tx, realmId, userId);
     if (!realm || !user) throw noSuchUser();
@@ -37,8 +38,18 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
       users: everyone,
       event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: user.full_name } },
     });
+    if (user.is_bot) {
+      await addToOutbox(tx, 'users', eventsInbox.notify, {
+        realm_id: realm.id,
+        users: await botAdministrators(tx, realm.id, user),
+        event: { type: 'realm_bot', op: 'remove', bot: { user_id: user.id, full_name: user.full_name } },
+      });
+    }
     return true;
   });
+  // Zulip lists only active users' presence; the presence store keeps no user list of its own.
+  if (deactivated) await deps.presence?.forgetUser(realmId, userId);
+  return deactivated;
 }
 
 /** Gives a user a new API key and returns it; the old key stops working at once. */

@@ -12,10 +12,12 @@ import {
   toLinkifier,
 } from '../actions/linkifiers.js';
 import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
+import { doUpdatePresence } from '../actions/presence.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
+import { getRealmPresence, getUserPresence } from '../queries/presence.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
 
@@ -60,5 +62,11 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.listAlertWords, async (r) => ({ alert_words: await alertWordStore.listForUser(deps.pool, r.actor.user_id) }));
   bus.serve(users.addAlertWords, async (r) => ({ alert_words: await doAddAlertWords(deps, r.actor, r.alert_words) }));
   bus.serve(users.removeAlertWords, async (r) => ({ alert_words: await doRemoveAlertWords(deps, r.actor, r.alert_words) }));
+  bus.serve(users.updatePresence, async ({ actor, status, ping_only, ...fetch }) => {
+    await doUpdatePresence(deps, actor, status);
+    return ping_only ? {} : getRealmPresence(deps, actor, fetch);
+  });
+  bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresence(deps, actor, fetch));
+  bus.serve(users.userPresence, (r) => getUserPresence(deps, r.actor, r));
   bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }

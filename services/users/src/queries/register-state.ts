@@ -1,14 +1,17 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
-import { LIMITS, Role, type Actor } from '@zc/shared/contracts';
+import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
-import { DEFAULT_REALM_SETTINGS } from '../lib/realm-settings.js';
-import { avatarUrl, toApiUser } from '../lib/user-view.js';
+import { realmSettings } from '@zc/shared/policy';
+import { avatarUrl, toApiBot, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import { realmStore } from '../store/realm-store.js';
+import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
+import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
+import { profileFieldStore } from '../store/profile-field-store.js';
 
 export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   twenty_four_hour_time: false,
@@ -54,9 +57,12 @@ export async function getRegisterState(
   deps: UsersDeps,
   actor: Actor,
   fetch: readonly string[],
-  options: { client_gravatar?: unknown },
+  options: { client_gravatar?: unknown; slim_presence?: unknown },
 ): Promise<{ snapshot: string; state: Record<string, unknown> }> {
   const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, actor, fetch, options.client_gravatar !== false));
+  // Presence is in Redis, outside the snapshot: its events set a user's whole presence, so one
+  // that the state already holds does no harm when applied again.
+  if (fetch.includes('presence')) Object.assign(result, await getRealmPresence(deps, actor, { slim_presence: options.slim_presence === true }));
   return { snapshot, state: result };
 }
 
@@ -76,7 +82,7 @@ async function readState(
   const userSettings = { ...DEFAULT_USER_SETTINGS, ...(me?.settings ?? {}), timezone: me?.timezone ?? '' };
 
   if (want('realm')) {
-    const settings = { ...DEFAULT_REALM_SETTINGS, ...realm.settings };
+    const settings = realmSettings(realm.settings);
     for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
     Object.assign(out, {
       realm_name: realm.name,
@@ -94,11 +100,11 @@ async function readState(
       max_file_upload_size_mib: 25,
       server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
       server_generation: 1,
-      server_presence_ping_interval_seconds: 60,
-      server_presence_offline_threshold_seconds: 200,
-      server_typing_started_expiry_period_milliseconds: 45000,
-      server_typing_stopped_wait_period_milliseconds: 12000,
-      server_typing_started_wait_period_milliseconds: 30000,
+      server_presence_ping_interval_seconds: PRESENCE_TIMING.pingIntervalSeconds,
+      server_presence_offline_threshold_seconds: PRESENCE_TIMING.offlineThresholdSeconds,
+      server_typing_started_expiry_period_milliseconds: TYPING_TIMING.startedExpiryMs,
+      server_typing_stopped_wait_period_milliseconds: TYPING_TIMING.stoppedWaitMs,
+      server_typing_started_wait_period_milliseconds: TYPING_TIMING.startedWaitMs,
       server_inline_image_preview: true,
       server_inline_url_embed_preview: false,
       server_avatar_changes_disabled: false,
@@ -142,12 +148,13 @@ async function readState(
     }
   }
   if (want('custom_profile_fields')) {
-    const { rows } = await q.query(
-      'SELECT id, name, hint, field_type AS type, field_data, "order", display_in_profile_summary FROM users.custom_profile_field WHERE realm_id = $1 ORDER BY "order", id',
-      [realm.id],
-    );
-    out.custom_profile_fields = rows;
+    out.custom_profile_fields = (await profileFieldStore.listForRealm(q, realm.id)).map(toApiField);
     out.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
+  }
+  if (want('realm_bot')) {
+    // Zulip's get_owned_bot_dicts: administrators see every bot of the realm, others their own.
+    const bots = await userStore.listBots(q, realm.id, (me?.role ?? actor.role) <= Role.ADMINISTRATOR ? null : actor.user_id);
+    out.realm_bots = bots.map((b) => toApiBot(b, realm, realmHostOf(deps, realm), deps.vault.decrypt(b.api_key_enc)));
   }
   if (want('user_settings')) out.user_settings = userSettings;
   if (want('realm_linkifiers') || want('realm_filters')) {
@@ -161,14 +168,3 @@ async function readState(
   }
   return out;
 }
-
-const CUSTOM_PROFILE_FIELD_TYPES = {
-  SHORT_TEXT: { id: 1, name: 'Short text' },
-  LONG_TEXT: { id: 2, name: 'Long text' },
-  SELECT: { id: 3, name: 'List of options' },
-  DATE: { id: 4, name: 'Date picker' },
-  URL: { id: 5, name: 'Link' },
-  USER: { id: 6, name: 'Person picker' },
-  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
-  PRONOUNS: { id: 8, name: 'Pronouns' },
-};

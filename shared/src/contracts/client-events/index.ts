@@ -6,6 +6,11 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Draft } from '../drafts.js';
+import { Attachment } from '../uploads.js';
+import { CORE_EVENT_SCHEMAS } from './core.js';
+import { PEOPLE_EVENT_SCHEMAS } from './people.js';
+
+export * from './core.js';
 
 const base = <T extends string>(type: T) => ({ id: Type.Integer(), type: Type.Literal(type) });
 const strict = { additionalProperties: false } as const;
@@ -15,6 +20,29 @@ export const DraftsUpdateEvent = Type.Object({ ...base('drafts'), op: Type.Liter
 export const DraftsRemoveEvent = Type.Object({ ...base('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }, strict);
 export const HeartbeatEvent = Type.Object(base('heartbeat'), strict);
 
+const LegacyClientPresence = Type.Object(
+  { client: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('idle')]), timestamp: Type.Integer(), pushable: Type.Boolean() },
+  strict,
+);
+/** A user came online (Zulip sends the legacy per-client format, always the one "website" client). */
+export const PresenceEvent = Type.Object(
+  { ...base('presence'), user_id: Type.Integer(), email: Type.String(), server_timestamp: Type.Number(), presence: Type.Record(Type.String(), LegacyClientPresence) },
+  strict,
+);
+
+const TypingUser = Type.Object({ user_id: Type.Integer(), email: Type.String() }, strict);
+/**
+ * Typing start/stop. `message_type` is "private" for direct messages at our feature level
+ * (Zulip renamed it "direct" at 215); direct ones name every recipient, the sender included,
+ * stream ones the stream and topic.
+ */
+const typingEvent = <Op extends 'start' | 'stop'>(op: Op) =>
+  Type.Union([
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('private'), sender: TypingUser, recipients: Type.Array(TypingUser) }, strict),
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('stream'), sender: TypingUser, stream_id: Type.Integer(), topic: Type.String() }, strict),
+  ]);
+export const TypingStartEvent = typingEvent('start');
+export const TypingStopEvent = typingEvent('stop');
 const reactionFields = {
   message_id: Type.Integer(),
   user_id: Type.Integer(),
@@ -27,21 +55,40 @@ const reactionFields = {
 export const ReactionAddEvent = Type.Object({ ...base('reaction'), op: Type.Literal('add'), ...reactionFields }, strict);
 export const ReactionRemoveEvent = Type.Object({ ...base('reaction'), op: Type.Literal('remove'), ...reactionFields }, strict);
 
+/** Zulip's `attachment` events, to the owner only, with the realm's space used in bytes. */
+export const AttachmentAddEvent = Type.Object({ ...base('attachment'), op: Type.Literal('add'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
+export const AttachmentUpdateEvent = Type.Object({ ...base('attachment'), op: Type.Literal('update'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
+export const AttachmentRemoveEvent = Type.Object(
+  { ...base('attachment'), op: Type.Literal('remove'), attachment: Type.Object({ id: Type.Integer() }, strict), upload_space_used: Type.Integer() },
+  strict,
+);
+
 export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
 export type HeartbeatEvent = Static<typeof HeartbeatEvent>;
+export type PresenceEvent = Static<typeof PresenceEvent>;
+export type TypingStartEvent = Static<typeof TypingStartEvent>;
+export type TypingStopEvent = Static<typeof TypingStopEvent>;
 export type ReactionAddEvent = Static<typeof ReactionAddEvent>;
 export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
+  ...CORE_EVENT_SCHEMAS,
+  ...PEOPLE_EVENT_SCHEMAS,
   'drafts/add': DraftsAddEvent,
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
   heartbeat: HeartbeatEvent,
+  presence: PresenceEvent,
+  'typing/start': TypingStartEvent,
+  'typing/stop': TypingStopEvent,
   'reaction/add': ReactionAddEvent,
   'reaction/remove': ReactionRemoveEvent,
+  'attachment/add': AttachmentAddEvent,
+  'attachment/update': AttachmentUpdateEvent,
+  'attachment/remove': AttachmentRemoveEvent,
 };
 
 /** The schema for an event, if one is declared (`type/op` first, then `type`). */
