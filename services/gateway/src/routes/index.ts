@@ -7,6 +7,7 @@ import fetchApiKeyRoutes from './api/v1/fetch-api-key.js';
 import serverSettingsRoutes from './api/v1/server-settings.js';
 import usersRoutes from './api/v1/users/index.js';
 import meRoutes from './api/v1/users/me/index.js';
+import subscriptionStatusRoutes from './api/v1/users/subscription-status.js';
 import realmFiltersRoutes from './api/v1/realm/filters/index.js';
 import realmLinkifiersRoutes from './api/v1/realm/linkifiers/index.js';
 import realmProfileFieldsRoutes from './api/v1/realm/profile-fields/index.js';
@@ -41,6 +42,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(fetchApiKeyRoutes, v1('/fetch_api_key'));
   await app.register(usersRoutes, v1('/users'));
   await app.register(meRoutes, v1('/users/me'));
+  await app.register(subscriptionStatusRoutes, v1('/users'));
   await app.register(realmFiltersRoutes, v1('/realm/filters'));
   await app.register(realmLinkifiersRoutes, v1('/realm/linkifiers'));
   await app.register(realmProfileFieldsRoutes, v1('/realm/profile_fields'));
