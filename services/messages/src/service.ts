@@ -6,20 +6,23 @@ import { SendWriter } from './actions/send-writer.js';
 import { loadMessagesConfig, type MessagesDeps } from './deps.js';
 import { registerMessageHandlers } from './handlers/messages.js';
 import { startReadModelConsumers } from './handlers/read-model.js';
+import { TypingExpiry } from './typing/expiry.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export const messagesService: ServiceDefinition = {
   name: 'messages',
   migrationsDir: MIGRATIONS_DIR,
-  usesRedis: false,
+  usesRedis: true,
   async start(ctx) {
     const render = new RenderContextCache({ pool: ctx.pool, bus: ctx.bus, log: ctx.log });
-    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render };
+    const typingExpiry = new TypingExpiry(ctx.redis, ctx.config.redisPrefix, ctx.bus, ctx.log);
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, typingExpiry };
     render.listen(ctx.bus);
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);
     await startReadModelConsumers(ctx.bus, deps, writer);
-    return undefined;
+    typingExpiry.start();
+    return { stop: () => typingExpiry.stop() };
   },
 };
