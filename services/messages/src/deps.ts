@@ -1,5 +1,6 @@
 import type { Bus } from '@zc/shared/bus';
 import { TYPING_TIMING } from '@zc/shared/contracts';
+import type { Directory } from '@zc/shared/directory';
 import type { SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
@@ -42,4 +43,6 @@ export interface MessagesDeps {
   render: RenderContextCache;
   /** Pending server-sent typing stops (Redis); absent where no Redis is configured (some tests). */
   typingExpiry?: TypingExpiry;
+  /** This service's copy of the realm/user directory (schema `messages`). */
+  directory: Directory;
 }

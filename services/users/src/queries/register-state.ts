@@ -1,7 +1,7 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
 import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
-import { DEFAULT_REALM_SETTINGS } from '../lib/realm-settings.js';
+import { realmSettings } from '@zc/shared/policy';
 import { avatarUrl, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
@@ -80,7 +80,7 @@ async function readState(
   const userSettings = { ...DEFAULT_USER_SETTINGS, ...(me?.settings ?? {}), timezone: me?.timezone ?? '' };
 
   if (want('realm')) {
-    const settings = { ...DEFAULT_REALM_SETTINGS, ...realm.settings };
+    const settings = realmSettings(realm.settings);
     for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
     Object.assign(out, {
       realm_name: realm.name,
