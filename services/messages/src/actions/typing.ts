@@ -13,7 +13,7 @@ import { badRequest } from '@zc/shared/errors';
 import type { MessagesDeps } from '../deps.js';
 import { readModelStore, type UserRow } from '../store/read-model-store.js';
 import type { TypingExpiry } from '../typing/expiry.js';
-import { confirmStreamWithOwner, ensureRealm, resolveUsers } from './read-model.js';
+import { confirmStreamWithOwner } from './read-model.js';
 import { checkPostPolicy } from './send-message.js';
 
 export interface TypingRequest {
@@ -40,7 +40,7 @@ async function typingSettingsOf(deps: MessagesDeps, actor: Actor): Promise<{ pri
 const typingUser = (u: Pick<UserRow, 'id' | 'email'>) => ({ user_id: u.id, email: u.email });
 
 async function senderRow(deps: MessagesDeps, actor: Actor, known: UserRow | null): Promise<UserRow> {
-  const sender = known ?? (await resolveUsers(deps, deps.pool, actor.realm_id, [actor.user_id], [])).users[0];
+  const sender = known ?? (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [actor.user_id])).found[0];
   if (!sender) throw badRequest('Invalid sender');
   return sender;
 }
@@ -49,13 +49,14 @@ async function senderRow(deps: MessagesDeps, actor: Actor, known: UserRow | null
 async function privateNotification(deps: MessagesDeps, actor: Actor, to: number[] | string[]): Promise<{ key: string; notify: (op: string) => ClientNotify }> {
   const ids = to.filter((x): x is number => typeof x === 'number');
   const emails = to.filter((x): x is string => typeof x === 'string');
-  const resolved = await resolveUsers(deps, deps.pool, actor.realm_id, [...new Set([...ids, actor.user_id])], emails);
-  if (resolved.missingIds.length) throw badRequest(`Invalid user ID ${resolved.missingIds[0]}`);
-  if (resolved.missingEmails.length) throw badRequest(`Invalid email '${resolved.missingEmails[0]}'`);
-  const byId = new Map(resolved.users.map((u) => [u.id, u]));
+  const resolved = await deps.directory.resolveUsers(deps.pool, actor.realm_id, [...new Set([...ids, actor.user_id]), ...emails], { deliveryEmails: true });
+  const missing = resolved.missing[0];
+  if (typeof missing === 'string') throw badRequest(`Invalid email '${missing}'`);
+  if (missing !== undefined) throw badRequest(`Invalid user ID ${missing}`);
+  const byId = new Map(resolved.found.map((u) => [u.id, u]));
   const sender = byId.get(actor.user_id) as UserRow;
   // In the order the client named them, then the sender (Zulip appends them).
-  const fromEmails = resolved.users.filter((u) => !ids.includes(u.id) && u.id !== actor.user_id).map((u) => u.id);
+  const fromEmails = resolved.found.filter((u) => !ids.includes(u.id) && u.id !== actor.user_id).map((u) => u.id);
   const ordered = [...new Set([...ids, ...fromEmails, actor.user_id])]
     .map((id) => byId.get(id))
     .filter((u): u is UserRow => u !== undefined);
@@ -71,7 +72,7 @@ async function privateNotification(deps: MessagesDeps, actor: Actor, to: number[
 /** The stream notification, after Zulip's access_stream_by_id and access_stream_for_send_message checks. */
 async function streamNotification(deps: MessagesDeps, actor: Actor, streamId: number, topic: string): Promise<{ key: string; notify: (op: string) => ClientNotify } | undefined> {
   const known = await readModelStore.sendContext(deps.pool, actor.realm_id, actor.user_id, { stream_id: streamId });
-  const realm = known.realm ?? (await ensureRealm(deps, actor.realm_id));
+  const realm = known.realm ?? (await deps.directory.ensureRealm(actor.realm_id));
   const sender = await senderRow(deps, actor, known.sender);
   let stream = known.stream ?? undefined;
   let subscriberIds = known.subscriber_ids;
@@ -86,7 +87,7 @@ async function streamNotification(deps: MessagesDeps, actor: Actor, streamId: nu
   checkPostPolicy(stream, sender, realm, new Date());
   if (subscriberIds.length > TYPING_TIMING.maxStreamSizeForTypingNotifications) return undefined;
   const others = subscriberIds.filter((id) => id !== actor.user_id);
-  const notified = (await readModelStore.usersByIds(deps.pool, actor.realm_id, others)).filter((u) => u.is_active).map((u) => u.id);
+  const notified = (await deps.directory.store.usersByIds(deps.pool, actor.realm_id, others)).filter((u) => u.is_active).map((u) => u.id);
   const id = stream.id;
   return {
     key: `${actor.realm_id}:${actor.user_id}:s:${id}:${topic}`,
