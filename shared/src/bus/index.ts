@@ -68,6 +68,14 @@ export function currentDeadline(): number | undefined {
   return deadlines.getStore();
 }
 
+/**
+ * Runs `fn` outside any request's deadline: for work a request starts but that serves others
+ * too and outlives it (a writer draining a queue of many callers' sends).
+ */
+export function detachedFromDeadline<T>(fn: () => T): T {
+  return deadlines.exit(fn);
+}
+
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 function check(schema: TSchema, value: unknown): boolean {
   let c = compiled.get(schema);
