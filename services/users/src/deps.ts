@@ -2,6 +2,7 @@ import { realmUrl, type SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 import type { Redis } from '@zc/shared/redis';
+import type { Bus } from '@zc/shared/bus';
 import { ApiKeyVault } from './lib/credentials.js';
 import type { RealmRow } from './store/realm-store.js';
 
@@ -13,10 +14,14 @@ export interface UsersDeps {
   log: Logger;
   /** Absent for the management CLI, which does not throttle. */
   redis?: Redis;
+  /** Absent for the management CLI; asks other services (e.g. whether a stream exists). */
+  bus?: Bus;
+  /** When this process started (seconds), /register's `server_generation`. */
+  serverGeneration: number;
 }
 
-export function makeDeps(p: Omit<UsersDeps, 'vault'>): UsersDeps {
-  return { ...p, vault: new ApiKeyVault(p.config.secretKey) };
+export function makeDeps(p: Omit<UsersDeps, 'vault' | 'serverGeneration'>): UsersDeps {
+  return { ...p, vault: new ApiKeyVault(p.config.secretKey), serverGeneration: Math.floor(Date.now() / 1000) };
 }
 
 export function realmUrlOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {

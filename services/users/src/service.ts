@@ -11,7 +11,7 @@ export const usersService: ServiceDefinition = {
   migrationsDir: MIGRATIONS_DIR,
   usesRedis: true,
   async start(ctx) {
-    const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis });
+    const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis, bus: ctx.bus });
     registerUserHandlers(ctx.bus, deps);
     return undefined;
   },

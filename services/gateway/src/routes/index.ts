@@ -24,6 +24,8 @@ import matchesNarrowRoutes from './api/v1/messages/matches-narrow/index.js';
 import markAllAsReadRoutes from './api/v1/mark-all-as-read.js';
 import markStreamAsReadRoutes from './api/v1/mark-stream-as-read.js';
 import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
+import settingsRoutes from './api/v1/settings/index.js';
+import realmRoutes from './api/v1/realm/index.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -48,4 +50,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(markAllAsReadRoutes, v1('/mark_all_as_read'));
   await app.register(markStreamAsReadRoutes, v1('/mark_stream_as_read'));
   await app.register(markTopicAsReadRoutes, v1('/mark_topic_as_read'));
+  await app.register(settingsRoutes, v1('/settings'));
+  await app.register(realmRoutes, v1('/realm'));
 }

@@ -17,6 +17,9 @@ import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
 import { getRegisterState } from '../queries/register-state.js';
+import { getUserSettings } from '../queries/user-settings.js';
+import { checkUpdateSettings } from '../actions/user-settings.js';
+import { checkUpdateRealm } from '../actions/realm-settings.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
 
 export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
@@ -60,5 +63,8 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.listAlertWords, async (r) => ({ alert_words: await alertWordStore.listForUser(deps.pool, r.actor.user_id) }));
   bus.serve(users.addAlertWords, async (r) => ({ alert_words: await doAddAlertWords(deps, r.actor, r.alert_words) }));
   bus.serve(users.removeAlertWords, async (r) => ({ alert_words: await doRemoveAlertWords(deps, r.actor, r.alert_words) }));
+  bus.serve(users.updateSettings, ({ actor, ...change }) => checkUpdateSettings(deps, actor, change));
+  bus.serve(users.userSettings, async (r) => ({ users: await getUserSettings(deps, r.realm_id, r.user_ids) }));
+  bus.serve(users.updateRealm, (r) => checkUpdateRealm(deps, r.actor, r.changes));
   bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }
