@@ -172,7 +172,7 @@ t.test('events applied to register state equal a fresh register', async (t) => {
   t.test('realm update and update_dict', async (t) => {
     const admin = sys.client(iago);
     const params = { ...base, event_types: ['realm'] };
-    await verifyAction(t, sys, h, () => admin.patch('/realm', { name: 'Elsinore', waiting_period_threshold: 3 }), { params, expect: ['realm/update'] });
+    await verifyAction(t, sys, h, () => admin.patch('/realm', { name: 'Kronborg', waiting_period_threshold: 3 }), { params, expect: ['realm/update'] });
     await verifyAction(t, sys, h, () => admin.patch('/realm', { allow_message_editing: false, message_content_edit_limit_seconds: 'unlimited' }), {
       params,
       expect: ['realm/update_dict'],

@@ -120,7 +120,6 @@ function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<strin
     realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
     realm_email_address_visibility: realm.email_address_visibility,
     realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
-    realm_users_have_accounts: true,
     realm_bot_domain: host,
     realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
     realm_is_zephyr_mirror_realm: false,
