@@ -26,6 +26,7 @@ export type {
 } from './context.js';
 export { urlFormatStringToTemplate, validateLinkifier } from './linkifiers.js';
 export { sanitizeUrl } from './urls.js';
+export { emojiTables, type EmojiTables } from './emoji.js';
 
 /**
  * Version of the rendering rules, stored with each message as

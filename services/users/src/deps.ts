@@ -1,9 +1,10 @@
 import { realmUrl, type SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
-import type { Redis } from '@zc/shared/redis';
 import type { Bus } from '@zc/shared/bus';
+import type { Redis } from '@zc/shared/redis';
 import { ApiKeyVault } from './lib/credentials.js';
+import { PresenceStore } from './store/presence-store.js';
 import type { RealmRow } from './store/realm-store.js';
 
 /** Everything the users service's actions and queries need, built once at start. */
@@ -14,14 +15,21 @@ export interface UsersDeps {
   log: Logger;
   /** Absent for the management CLI, which does not throttle. */
   redis?: Redis;
-  /** Absent for the management CLI; asks other services (e.g. whether a stream exists). */
+  /** Publishes client events that are not tied to a transaction (presence), asks other services (e.g. whether a stream exists); absent for the CLI. */
   bus?: Bus;
+  /** Presence in Redis; absent for the management CLI (no Redis). */
+  presence?: PresenceStore;
   /** When this process started (seconds), /register's `server_generation`. */
   serverGeneration: number;
 }
 
-export function makeDeps(p: Omit<UsersDeps, 'vault' | 'serverGeneration'>): UsersDeps {
-  return { ...p, vault: new ApiKeyVault(p.config.secretKey), serverGeneration: Math.floor(Date.now() / 1000) };
+export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence' | 'serverGeneration'>): UsersDeps {
+  return {
+    ...p,
+    vault: new ApiKeyVault(p.config.secretKey),
+    serverGeneration: Math.floor(Date.now() / 1000),
+    ...(p.redis ? { presence: new PresenceStore(p.redis, p.config.redisPrefix) } : {}),
+  };
 }
 
 export function realmUrlOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {

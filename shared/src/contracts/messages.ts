@@ -41,6 +41,11 @@
  *    A move that takes messages out of a user's reach (to a private stream they are not
  *    subscribed to) also sends those users `{type: 'delete_message', message_type: 'stream',
  *    message_ids, stream_id, topic}` (stream and topic before the move).
+ *
+ * 4. `reaction` (op add/remove): `{type, op, message_id, user_id, user: {user_id, email,
+ *    full_name}, emoji_name, emoji_code, reaction_type}` to everyone who may read the message
+ *    now (rows, plus subscribers when the stream's history is public to them), and with
+ *    `public_stream` for a public stream's message.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
@@ -165,6 +170,14 @@ export const Narrow = Type.Unknown();
 
 const Done = Type.Object({});
 
+const ReactionRequest = Type.Object({
+  actor: Actor,
+  message_id: Type.Integer(),
+  emoji_name: Type.Optional(Type.String()),
+  emoji_code: Type.Optional(Type.String()),
+  reaction_type: Type.Optional(Type.String()),
+});
+
 export const messagesRpc = {
   /**
    * POST /messages (spec 4.2). `to` is what the client sent (text, or already-decoded JSON);
@@ -255,6 +268,22 @@ export const messagesRpc = {
   markTopicAsRead: rpc('messages.v1.mark_topic_as_read', {
     request: Type.Object({ actor: Actor, stream_id: Type.Integer(), topic_name: Type.String() }),
     reply: Done,
+  }),
+  /**
+   * POST /messages/{id}/reactions (`emoji_name` required, checked by the service) and
+   * DELETE (`emoji_name` or `emoji_code`). `reaction_type` as sent, checked by the service.
+   */
+  addReaction: rpc('messages.v1.add_reaction', { request: ReactionRequest, reply: Done }),
+  removeReaction: rpc('messages.v1.remove_reaction', { request: ReactionRequest, reply: Done }),
+  /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
+  streamTopics: rpc('messages.v1.stream_topics', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({ topics: Type.Array(Type.Object({ name: Type.String(), max_id: Type.Integer() })) }),
+  }),
+  /** POST /messages/render: the HTML `content` would have if sent now by the actor. */
+  render: rpc('messages.v1.render', {
+    request: Type.Object({ actor: Actor, content: Type.String() }),
+    reply: Type.Object({ rendered: Type.String() }),
   }),
   /**
    * /register's message state: `max_message_id` (fetch `message`), `unread_msgs` (`message`

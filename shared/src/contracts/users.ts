@@ -169,6 +169,15 @@ const LinkifierInput = {
   url_format_string: Type.Optional(Type.String()),
 };
 
+/** What a presence fetch asks for (POST /users/me/presence, GET /realm/presence, /register). */
+const PresenceFetch = {
+  slim_presence: Type.Boolean(),
+  /** Only users whose presence changed after this id (modern format); -1 or absent: everything. */
+  last_update_id: Type.Optional(Type.Integer()),
+  /** How far back to look (default PRESENCE_TIMING.historyLimitDays). */
+  history_limit_days: Type.Optional(Type.Integer()),
+};
+
 export const users = {
   /** Basic-auth check for the gateway; errors are 401 with Zulip's codes. */
   authenticate: rpc('users.v1.authenticate', {
@@ -267,6 +276,25 @@ export const users = {
   removeAlertWords: rpc('users.v1.remove_alert_words', {
     request: Type.Object({ actor: Actor, alert_words: Type.Array(Type.String()) }),
     reply: Type.Object({ alert_words: Type.Array(Type.String()) }),
+  }),
+  /**
+   * POST /users/me/presence: records the caller's status (unless presence is hidden), then,
+   * unless `ping_only`, answers with the realm's presence like `realmPresence`.
+   */
+  updatePresence: rpc('users.v1.update_presence', {
+    request: Type.Object({ actor: Actor, status: Type.Union([Type.Literal('active'), Type.Literal('idle')]), ping_only: Type.Boolean(), ...PresenceFetch }),
+    reply: JsonObject,
+  }),
+  /**
+   * The realm's presence: `presences` (modern format by user id when `slim_presence` or
+   * `last_update_id` is given, else the legacy one by email), `server_timestamp`,
+   * `presence_last_update_id`. GET /realm/presence and /register's `presence` type.
+   */
+  realmPresence: rpc('users.v1.realm_presence', { request: Type.Object({ actor: Actor, ...PresenceFetch }), reply: JsonObject }),
+  /** GET /users/{user_id_or_email}/presence: one user's presence in the legacy format. */
+  userPresence: rpc('users.v1.user_presence', {
+    request: Type.Object({ actor: Actor, user_id: Type.Optional(Type.Integer()), email: Type.Optional(Type.String()) }),
+    reply: Type.Object({ presence: JsonObject }),
   }),
 } as const;
 

@@ -43,7 +43,7 @@ async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Pr
     if (schema) t.ok(Value.Check(schema, e), `${e.type}/${String(e.op)} matches its schema`);
   }
   const applied = structuredClone(state);
-  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true });
+  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true, slim_presence: check.params?.slim_presence === true });
   const fresh = await register(c, check.params);
   t.same(comparable(applied), comparable(fresh), 'applied events equal a fresh register');
   await c.delete('/events', { queue_id: poller.queueId });
@@ -128,6 +128,14 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     });
   });
 
+  t.test('reaction add and remove', async (t) => {
+    await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Reactions court' }] });
+    const id = (await sys.client(othello).post('/messages', { type: 'private', to: JSON.stringify([hamlet.user_id]), content: 'react to me' })).body.id as number;
+    const params = { ...base, event_types: ['reaction', 'message'] };
+    await verifyAction(t, sys, h, () => h.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/add'] });
+    await verifyAction(t, sys, h, () => h.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/remove'] });
+  });
+
   t.test('a direct message with apply_markdown=false', async (t) => {
     const params = { client_gravatar: false, apply_markdown: false, event_types: ['message'] };
     const [event] = await verifyAction(t, sys, h, () => sys.client(othello).post('/messages', { type: 'private', to: JSON.stringify([hamlet.user_id]), content: 'A *private* word' }), {
@@ -178,5 +186,16 @@ t.test('events applied to register state equal a fresh register', async (t) => {
       expect: ['realm/update_dict'],
     });
     await verifyAction(t, sys, h, () => admin.patch('/realm', { message_retention_days: 30, default_language: 'fr' }), { params, expect: ['realm/update'] });
+  });
+
+  t.test('presence: users coming online (modern and legacy formats)', async (t) => {
+    await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/presence', { status: 'active', ping_only: true }), {
+      params: { ...base, event_types: ['presence'], slim_presence: true },
+      expect: ['presence'],
+    });
+    await verifyAction(t, sys, h, () => sys.client(iago).post('/users/me/presence', { status: 'idle' }), {
+      params: { ...base, event_types: ['presence'] },
+      expect: ['presence'],
+    });
   });
 });

@@ -76,10 +76,31 @@ const byKey = <T extends Json>(list: T[], key: string, value: unknown) => list.f
  * Applies one event to /register state as a client would (zulip-terminal, the web app's
  * server_events_dispatch). Covers the event types the events service delivers so far.
  */
-export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscribers?: boolean } = {}): void {
+export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscribers?: boolean; slim_presence?: boolean } = {}): void {
   const op = e.op as string | undefined;
   switch (e.type) {
     case 'heartbeat':
+    case 'typing':
+      return;
+    case 'presence': {
+      // The event is in the legacy format; the state in the one /register was asked for.
+      const presences = state.presences as Record<string, Json>;
+      const client = Object.values(e.presence as Record<string, Json>)[0] as Json;
+      const ts = client.timestamp as number;
+      if (opts.slim_presence) {
+        const key = String(e.user_id);
+        const cur = presences[key] ?? { active_timestamp: 0, idle_timestamp: 0 };
+        presences[key] = {
+          active_timestamp: client.status === 'active' ? Math.max(cur.active_timestamp as number, ts) : cur.active_timestamp,
+          idle_timestamp: Math.max(cur.idle_timestamp as number, ts),
+        };
+      } else {
+        presences[e.email as string] = { website: client, aggregated: { client: client.client, status: client.status, timestamp: ts } };
+      }
+      return;
+    }
+    case 'reaction':
+      // Reactions live on messages, which /register does not carry.
       return;
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
@@ -276,7 +297,8 @@ function removeUnread(unread: Json, ids: number[] | undefined): void {
 }
 
 /** Keys that differ between two registers by nature (queue identity, clocks). */
-const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presences', 'presence_last_update_id']);
+// presence_last_update_id moves with every stored ping, and presence events do not carry it.
+const VOLATILE = new Set(['queue_id', 'last_event_id', 'server_timestamp', 'presence_last_update_id']);
 
 /** A comparable copy of register state: volatile keys dropped, lists of objects sorted by id, keys sorted (readable diffs). */
 export function comparable(state: Json): Json {

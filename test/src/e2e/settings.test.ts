@@ -7,6 +7,7 @@ import t from 'tap';
 import { users } from '@zc/shared/contracts';
 import { startSystem } from '../harness.js';
 import { register } from './events-support.js';
+import type { Params } from '../client.js';
 
 t.test('settings', async (t) => {
   const sys = await startSystem(t, { only: ['users', 'subscriptions', 'messages', 'events', 'gateway'] });
@@ -38,7 +39,7 @@ t.test('settings', async (t) => {
   });
 
   t.test('bad values are refused with Zulip\'s messages and change nothing', async (t) => {
-    const cases: Array<[Record<string, unknown>, string]> = [
+    const cases: Array<[Params, string]> = [
       [{ color_scheme: 7 }, 'Invalid color_scheme'],
       [{ demote_inactive_streams: 0 }, 'Invalid demote_inactive_streams'],
       [{ desktop_icon_count_display: 9 }, 'Invalid desktop_icon_count_display'],
@@ -89,7 +90,7 @@ t.test('settings', async (t) => {
   });
 
   t.test('password change', async (t) => {
-    const cases: Array<[Record<string, unknown>, string]> = [
+    const cases: Array<[Params, string]> = [
       [{ new_password: 'elsinore-123' }, 'Please fill out all fields.'],
       [{ old_password: 'nope', new_password: 'elsinore-123' }, 'Wrong password!'],
       [{ old_password: hamlet.password, new_password: 'abc' }, 'New password is too weak!'],
@@ -135,7 +136,7 @@ t.test('realm settings', async (t) => {
   });
 
   t.test('bad values', async (t) => {
-    const cases: Array<[Record<string, unknown>, string]> = [
+    const cases: Array<[Params, string]> = [
       [{ name: 'x'.repeat(41) }, 'name is too long (limit: 40 characters)'],
       [{ description: 'x'.repeat(1001) }, 'description is too long (limit: 1000 characters)'],
       [{ edit_topic_policy: 9 }, 'Invalid edit_topic_policy'],

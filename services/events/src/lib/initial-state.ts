@@ -36,6 +36,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
       'alert_words',
       'realm_linkifiers',
       'realm_filters',
+      'presence',
     ],
     required: true,
   },

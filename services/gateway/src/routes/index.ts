@@ -13,6 +13,7 @@ import alertWordsRoutes from './api/v1/users/me/alert-words/index.js';
 import subscriptionsRoutes from './api/v1/users/me/subscriptions/index.js';
 import subscriptionPropertiesRoutes from './api/v1/users/me/subscriptions/properties.js';
 import mutedTopicsRoutes from './api/v1/users/me/subscriptions/muted-topics.js';
+import streamTopicsRoutes from './api/v1/users/me/topics.js';
 import streamsRoutes from './api/v1/streams/index.js';
 import getStreamIdRoutes from './api/v1/get-stream-id.js';
 import registerQueueRoutes from './api/v1/register/index.js';
@@ -26,6 +27,9 @@ import markStreamAsReadRoutes from './api/v1/mark-stream-as-read.js';
 import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
 import settingsRoutes from './api/v1/settings/index.js';
 import realmRoutes from './api/v1/realm/index.js';
+import myPresenceRoutes from './api/v1/users/me/presence.js';
+import userPresenceRoutes from './api/v1/users/presence.js';
+import realmPresenceRoutes from './api/v1/realm/presence.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -39,6 +43,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(subscriptionsRoutes, v1('/users/me/subscriptions'));
   await app.register(subscriptionPropertiesRoutes, v1('/users/me/subscriptions/properties'));
   await app.register(mutedTopicsRoutes, v1('/users/me/subscriptions/muted_topics'));
+  await app.register(streamTopicsRoutes, v1('/users/me'));
   await app.register(streamsRoutes, v1('/streams'));
   await app.register(getStreamIdRoutes, v1('/get_stream_id'));
   await app.register(registerQueueRoutes, v1('/register'));
@@ -52,4 +57,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(markTopicAsReadRoutes, v1('/mark_topic_as_read'));
   await app.register(settingsRoutes, v1('/settings'));
   await app.register(realmRoutes, v1('/realm'));
+  await app.register(myPresenceRoutes, v1('/users/me/presence'));
+  await app.register(userPresenceRoutes, v1('/users'));
+  await app.register(realmPresenceRoutes, v1('/realm/presence'));
 }

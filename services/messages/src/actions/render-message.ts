@@ -8,6 +8,7 @@ import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
 import { renderContent, topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import type { RealmRow } from '../store/read-model-store.js';
+import { ensureRealm } from './read-model.js';
 import { alertWordsOfUsers, renderContextOf } from './render-context.js';
 
 export interface MessageToRender {
@@ -62,4 +63,14 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
     }
     return links;
   };
+}
+
+/**
+ * POST /messages/render: `content` as it would render if the actor sent it now (Zulip's
+ * render_message_backend: no recipients, so no one's alert words; no length check).
+ */
+export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
+  const realm = await ensureRealm(deps, actor.realm_id);
+  const data = await deps.render.forRealm(realm.id);
+  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons: false })).html;
 }

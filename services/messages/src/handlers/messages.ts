@@ -3,12 +3,15 @@ import type { Bus } from '@zc/shared/bus';
 import { messagesRpc } from '@zc/shared/contracts';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
+import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
+import { renderPreview } from '../actions/render-message.js';
 import { checkSendMessage } from '../actions/send-message.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
 import { getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
 import { getMessageHistory } from '../queries/message-history.js';
 import { getRegisterState } from '../queries/register-state.js';
+import { listStreamTopics } from '../queries/topics.js';
 import { messageStore } from '../store/message-store.js';
 
 export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
@@ -31,6 +34,16 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     await doMarkTopicAsRead(deps, r.actor, r.stream_id, r.topic_name);
     return {};
   });
+  bus.serve(messagesRpc.addReaction, async (r) => {
+    await checkAddReaction(deps, r);
+    return {};
+  });
+  bus.serve(messagesRpc.removeReaction, async (r) => {
+    await checkRemoveReaction(deps, r);
+    return {};
+  });
+  bus.serve(messagesRpc.streamTopics, async (r) => ({ topics: await listStreamTopics(deps, r.actor, r.stream_id) }));
+  bus.serve(messagesRpc.render, async (r) => ({ rendered: await renderPreview(deps, r.actor, r.content) }));
   bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
   bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));
 }

@@ -63,6 +63,28 @@ export function toDisplayUser(u: Pick<SenderView, 'id' | 'email' | 'full_name'>)
   return { id: u.id, email: u.email, full_name: u.full_name, is_mirror_dummy: false };
 }
 
+/** A reaction as stored, and the reacting user's current name and email. */
+export interface ReactionView {
+  user_id: number;
+  reaction_type: string;
+  emoji_code: string;
+  emoji_name: string;
+}
+
+/**
+ * A Message's reaction (spec 2.4). At our feature level it still carries the deprecated
+ * `user` object (Zulip removed it at level 328) beside `user_id`.
+ */
+export function toApiReaction(r: ReactionView, user: Pick<SenderView, 'id' | 'email' | 'full_name'>): Record<string, unknown> {
+  return {
+    emoji_name: r.emoji_name,
+    emoji_code: r.emoji_code,
+    reaction_type: r.reaction_type,
+    user_id: r.user_id,
+    user: { id: user.id, email: user.email, full_name: user.full_name },
+  };
+}
+
 /** The message event's `message` (contracts/messages.ts documents every key). */
 export function toEventMessage(
   m: MessageRowView,

@@ -1,9 +1,10 @@
 /** Message rows to the Message objects of spec 2.2, with the read models' names and avatars. */
 import type { MessageEventMessage } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
-import { privateDisplayRecipient, toDisplayUser, toEventMessage, type DisplayUser } from '../lib/message-view.js';
+import { privateDisplayRecipient, toApiReaction, toDisplayUser, toEventMessage, type DisplayUser } from '../lib/message-view.js';
 import type { TopicLink } from '../lib/render.js';
 import type { MessageRow } from '../store/message-store.js';
+import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
 import { readModelStore, type UserRow } from '../store/read-model-store.js';
 
 const unknownUser = (id: number): UserRow => ({
@@ -34,14 +35,21 @@ export async function hydrateMessages(
   const streamIds = [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))];
   // Independent lookups go out together (on separate pool connections): a page of history
   // waits for one round trip here instead of three.
-  const [recipients, senders, streamRows] = await Promise.all([
+  const [recipients, senders, streamRows, reactions] = await Promise.all([
     readModelStore.recipientsByIds(q, privateRecipientIds),
     readModelStore.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
     readModelStore.streamsByIds(q, streamIds),
+    reactionStore.ofMessages(q, rows.map((r) => r.id)),
   ]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const users = new Map(senders.map((u) => [u.id, u]));
-  const others = [...new Set(recipients.flatMap((r) => r.user_ids))].filter((id) => !users.has(id));
+  const others = [...new Set([...recipients.flatMap((r) => r.user_ids), ...reactions.map((r) => r.user_id)])].filter((id) => !users.has(id));
+  const reactionsOf = new Map<number, ReactionRow[]>();
+  for (const r of reactions) {
+    let list = reactionsOf.get(r.message_id);
+    if (!list) reactionsOf.set(r.message_id, (list = []));
+    list.push(r);
+  }
   for (const u of await readModelStore.usersByIds(q, realmId, others)) users.set(u.id, u);
   const streams = new Map(streamRows.map((s) => [s.id, s]));
   const user = (id: number) => users.get(id) ?? unknownUser(id);
@@ -54,6 +62,8 @@ export async function hydrateMessages(
       const rec = recipientById.get(m.recipient_id);
       display = privateDisplayRecipient((rec?.user_ids ?? []).map((id) => toDisplayUser(user(id))), toDisplayUser(sender), rec?.type ?? 1);
     }
-    return toEventMessage(m, sender, display, realmStr, m.stream_id === null ? [] : topicLinks(m.topic));
+    const out = toEventMessage(m, sender, display, realmStr, m.stream_id === null ? [] : topicLinks(m.topic));
+    out.reactions = (reactionsOf.get(m.id) ?? []).map((r) => toApiReaction(r, user(r.user_id)));
+    return out;
   });
 }

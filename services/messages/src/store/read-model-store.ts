@@ -162,7 +162,10 @@ export const readModelStore = {
     return rows;
   },
 
-  /** Inserts or updates a stream; creates its recipient the first time. */
+  /**
+   * Inserts or updates a stream; creates its recipient the first time. The consumer and a
+   * send that just asked the owner may insert the same new stream at once (issue 16).
+   */
   async upsertStream(q: Queryable, s: StreamRecord): Promise<StreamRow> {
     const { rows } = await q.query<StreamRow>(
       `WITH ${bump('SELECT $2::bigint')},
@@ -170,7 +173,9 @@ export const readModelStore = {
        new_recipient AS (
          INSERT INTO messages.recipient (realm_id, type, type_id)
          SELECT $2, 2, $1 WHERE NOT EXISTS (SELECT 1 FROM existing) AND ${AFTER_BUMP}
-         ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO NOTHING
+         -- DO UPDATE (a no-op) rather than DO NOTHING: it returns the row another writer
+         -- committed after this statement's snapshot, which no SELECT here could see.
+         ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO UPDATE SET type_id = EXCLUDED.type_id
          RETURNING id)
        INSERT INTO messages.stream (id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id)
        SELECT $1, $2, $3, $4, $5, $6, $7, $8,
@@ -298,10 +303,11 @@ export const readModelStore = {
   /** The group-DM recipient of exactly these users (sorted), created when missing. */
   async huddleRecipient(q: Queryable, realmId: number, sortedUserIds: readonly number[]): Promise<number> {
     const { rows } = await q.query<{ id: number }>(
-      `WITH ins AS (
-         INSERT INTO messages.recipient (realm_id, type, user_ids) VALUES ($1, 3, $2::bigint[])
-         ON CONFLICT (realm_id, user_ids) WHERE type = 3 DO NOTHING RETURNING id)
-       SELECT id FROM ins UNION ALL SELECT id FROM messages.recipient WHERE realm_id = $1 AND type = 3 AND user_ids = $2::bigint[]`,
+      // Two senders may start the same group conversation at once: DO UPDATE (a no-op) returns
+      // the row the other committed after this statement's snapshot, where DO NOTHING would
+      // return nothing and no SELECT in this statement could see it.
+      `INSERT INTO messages.recipient (realm_id, type, user_ids) VALUES ($1, 3, $2::bigint[])
+       ON CONFLICT (realm_id, user_ids) WHERE type = 3 DO UPDATE SET user_ids = EXCLUDED.user_ids RETURNING id`,
       [realmId, sortedUserIds],
     );
     return (rows[0] as { id: number }).id;

@@ -21,7 +21,7 @@ const noSuchUser = () => badRequest('No such user');
  * user was already inactive, in which case nothing is written or announced.
  */
 export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId: number): Promise<boolean> {
-  return transaction(deps.pool, async (tx) => {
+  const deactivated = await transaction(deps.pool, async (tx) => {
     const realm = await realmStore.findById(tx, realmId);
     const user = await userStore.findById(tx, realmId, userId);
     if (!realm || !user) throw noSuchUser();
@@ -39,6 +39,9 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
     });
     return true;
   });
+  // Zulip lists only active users' presence; the presence store keeps no user list of its own.
+  if (deactivated) await deps.presence?.forgetUser(realmId, userId);
+  return deactivated;
 }
 
 /** Gives a user a new API key and returns it; the old key stops working at once. */

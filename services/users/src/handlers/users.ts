@@ -12,10 +12,12 @@ import {
   toLinkifier,
 } from '../actions/linkifiers.js';
 import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
+import { doUpdatePresence } from '../actions/presence.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
+import { getRealmPresence, getUserPresence } from '../queries/presence.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getUserSettings } from '../queries/user-settings.js';
 import { checkUpdateSettings } from '../actions/user-settings.js';
@@ -66,5 +68,11 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.updateSettings, ({ actor, ...change }) => checkUpdateSettings(deps, actor, change));
   bus.serve(users.userSettings, async (r) => ({ users: await getUserSettings(deps, r.realm_id, r.user_ids) }));
   bus.serve(users.updateRealm, (r) => checkUpdateRealm(deps, r.actor, r.changes));
+  bus.serve(users.updatePresence, async ({ actor, status, ping_only, ...fetch }) => {
+    await doUpdatePresence(deps, actor, status);
+    return ping_only ? {} : getRealmPresence(deps, actor, fetch);
+  });
+  bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresence(deps, actor, fetch));
+  bus.serve(users.userPresence, (r) => getUserPresence(deps, r.actor, r));
   bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }

@@ -1,5 +1,5 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
-import { LIMITS, Role, type Actor } from '@zc/shared/contracts';
+import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { DEFAULT_REALM_SETTINGS, GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
 import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
@@ -8,6 +8,7 @@ import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
+import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 
@@ -16,11 +17,14 @@ export async function getRegisterState(
   deps: UsersDeps,
   actor: Actor,
   fetch: readonly string[],
-  options: { client_gravatar?: unknown; client_capabilities?: unknown },
+  options: { client_gravatar?: unknown; client_capabilities?: unknown; slim_presence?: unknown },
 ): Promise<{ snapshot: string; state: Record<string, unknown> }> {
   const capabilities = (options.client_capabilities ?? {}) as Record<string, unknown>;
   const view = { clientGravatar: options.client_gravatar !== false, userSettingsObject: capabilities.user_settings_object === true };
   const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, actor, fetch, view));
+  // Presence is in Redis, outside the snapshot: its events set a user's whole presence, so one
+  // that the state already holds does no harm when applied again.
+  if (fetch.includes('presence')) Object.assign(result, await getRealmPresence(deps, actor, { slim_presence: options.slim_presence === true }));
   return { snapshot, state: result };
 }
 
@@ -143,11 +147,11 @@ function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<strin
     max_file_upload_size_mib: 25,
     server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
     server_generation: deps.serverGeneration,
-    server_presence_ping_interval_seconds: 60,
-    server_presence_offline_threshold_seconds: 200,
-    server_typing_started_expiry_period_milliseconds: 45000,
-    server_typing_stopped_wait_period_milliseconds: 12000,
-    server_typing_started_wait_period_milliseconds: 30000,
+    server_presence_ping_interval_seconds: PRESENCE_TIMING.pingIntervalSeconds,
+    server_presence_offline_threshold_seconds: PRESENCE_TIMING.offlineThresholdSeconds,
+    server_typing_started_expiry_period_milliseconds: TYPING_TIMING.startedExpiryMs,
+    server_typing_stopped_wait_period_milliseconds: TYPING_TIMING.stoppedWaitMs,
+    server_typing_started_wait_period_milliseconds: TYPING_TIMING.startedWaitMs,
     server_inline_image_preview: true,
     server_inline_url_embed_preview: false,
     server_avatar_changes_disabled: false,

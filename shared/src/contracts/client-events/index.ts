@@ -42,10 +42,50 @@ export const RealmUpdateDictEvent = Type.Object(
   strict,
 );
 
+const LegacyClientPresence = Type.Object(
+  { client: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('idle')]), timestamp: Type.Integer(), pushable: Type.Boolean() },
+  strict,
+);
+/** A user came online (Zulip sends the legacy per-client format, always the one "website" client). */
+export const PresenceEvent = Type.Object(
+  { ...base('presence'), user_id: Type.Integer(), email: Type.String(), server_timestamp: Type.Number(), presence: Type.Record(Type.String(), LegacyClientPresence) },
+  strict,
+);
+
+const TypingUser = Type.Object({ user_id: Type.Integer(), email: Type.String() }, strict);
+/**
+ * Typing start/stop. `message_type` is "private" for direct messages at our feature level
+ * (Zulip renamed it "direct" at 215); direct ones name every recipient, the sender included,
+ * stream ones the stream and topic.
+ */
+const typingEvent = <Op extends 'start' | 'stop'>(op: Op) =>
+  Type.Union([
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('private'), sender: TypingUser, recipients: Type.Array(TypingUser) }, strict),
+    Type.Object({ ...base('typing'), op: Type.Literal(op), message_type: Type.Literal('stream'), sender: TypingUser, stream_id: Type.Integer(), topic: Type.String() }, strict),
+  ]);
+export const TypingStartEvent = typingEvent('start');
+export const TypingStopEvent = typingEvent('stop');
+const reactionFields = {
+  message_id: Type.Integer(),
+  user_id: Type.Integer(),
+  /** Deprecated, still sent at our feature level (Zulip dropped it at 328). */
+  user: Type.Object({ user_id: Type.Integer(), email: Type.String(), full_name: Type.String() }, strict),
+  emoji_name: Type.String(),
+  emoji_code: Type.String(),
+  reaction_type: Type.Union([Type.Literal('unicode_emoji'), Type.Literal('realm_emoji'), Type.Literal('zulip_extra_emoji')]),
+};
+export const ReactionAddEvent = Type.Object({ ...base('reaction'), op: Type.Literal('add'), ...reactionFields }, strict);
+export const ReactionRemoveEvent = Type.Object({ ...base('reaction'), op: Type.Literal('remove'), ...reactionFields }, strict);
+
 export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
 export type HeartbeatEvent = Static<typeof HeartbeatEvent>;
+export type PresenceEvent = Static<typeof PresenceEvent>;
+export type TypingStartEvent = Static<typeof TypingStartEvent>;
+export type TypingStopEvent = Static<typeof TypingStopEvent>;
+export type ReactionAddEvent = Static<typeof ReactionAddEvent>;
+export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
@@ -58,6 +98,11 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   update_global_notifications: UpdateGlobalNotificationsEvent,
   'realm/update': RealmUpdateEvent,
   'realm/update_dict': RealmUpdateDictEvent,
+  presence: PresenceEvent,
+  'typing/start': TypingStartEvent,
+  'typing/stop': TypingStopEvent,
+  'reaction/add': ReactionAddEvent,
+  'reaction/remove': ReactionRemoveEvent,
 };
 
 /** The schema for an event, if one is declared (`type/op` first, then `type`). */

@@ -74,6 +74,12 @@ export default async function messagesRoutes(app: FastifyInstance) {
     return success(await bus.request(messagesRpc.list, { actor: request.actor, ...p, anchor: p.anchor ?? null }));
   });
 
+  // Preview rendering (Zulip's render_message_backend).
+  app.post('/render', async (request) => {
+    const p = params(request, { content: text() });
+    return success(await bus.request(messagesRpc.render, { actor: request.actor, content: p.content }));
+  });
+
   app.get<{ Params: { message_id: string } }>('/:message_id', async (request) => {
     const p = params(request, { apply_markdown: bool().optional(true) });
     const id = request.params.message_id;
@@ -106,10 +112,28 @@ export default async function messagesRoutes(app: FastifyInstance) {
     return success({});
   });
 
+  // Emoji reactions; the messages service resolves names and checks codes and types.
+  app.post<{ Params: { message_id: string } }>('/:message_id/reactions', async (request) => {
+    const p = params(request, { emoji_name: str(), emoji_code: str().optional(), reaction_type: str().optional() });
+    await bus.request(messagesRpc.addReaction, { actor: request.actor, message_id: messageIdOf(request.params.message_id), ...definedOnly(p) });
+    return success({});
+  });
+
+  app.delete<{ Params: { message_id: string } }>('/:message_id/reactions', async (request) => {
+    const p = params(request, { emoji_name: str().optional(), emoji_code: str().optional(), reaction_type: str().optional() });
+    await bus.request(messagesRpc.removeReaction, { actor: request.actor, message_id: messageIdOf(request.params.message_id), ...definedOnly(p) });
+    return success({});
+  });
+
   app.get<{ Params: { message_id: string } }>('/:message_id/history', async (request) => {
     params(request, {});
     return success(await bus.request(messagesRpc.history, { actor: request.actor, message_id: messageIdOf(request.params.message_id) }));
   });
+}
+
+/** The parameters that were sent (absent ones are left out rather than undefined). */
+function definedOnly<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
 function messageIdOf(raw: string): number {

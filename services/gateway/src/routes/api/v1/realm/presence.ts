@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import { users } from '@zc/shared/contracts';
+import { success } from '@zc/shared/envelope';
+import { bool, int } from '@zc/shared/params';
+import { params } from '../../../../plugins/params.js';
+
+/** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
+export const presenceFetchParams = {
+  slim_presence: bool().optional(false),
+  last_update_id: int({ min: -1 }).optional(),
+  history_limit_days: int({ min: 0 }).optional(),
+};
+
+/** GET /api/v1/realm/presence: every visible user's presence (legacy format unless asked otherwise). */
+export default async function realmPresenceRoutes(app: FastifyInstance) {
+  app.get('/', async (request) => {
+    const p = params(request, presenceFetchParams);
+    return success(await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p }));
+  });
+}

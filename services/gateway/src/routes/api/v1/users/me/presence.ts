@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify';
+import { users } from '@zc/shared/contracts';
+import { badRequest } from '@zc/shared/errors';
+import { success } from '@zc/shared/envelope';
+import { bool, custom } from '@zc/shared/params';
+import { params } from '../../../../../plugins/params.js';
+import { presenceFetchParams } from '../../realm/presence.js';
+
+const status = custom((raw) => {
+  if (raw !== 'active' && raw !== 'idle') throw badRequest(`Invalid status: ${String(raw)}`);
+  return raw;
+});
+
+/**
+ * POST /api/v1/users/me/presence: reports the caller's status and (unless ping_only) returns
+ * the realm's presence. `new_user_input` only feeds Zulip's usage statistics, which we do not
+ * keep, so it is accepted and has no effect.
+ */
+export default async function myPresenceRoutes(app: FastifyInstance) {
+  app.post('/', async (request) => {
+    const p = params(request, { status, ping_only: bool().optional(false), new_user_input: bool().optional(false), ...presenceFetchParams });
+    const { new_user_input: _unused, ...rest } = p;
+    return success(await app.deps.bus.request(users.updatePresence, { actor: request.actor, ...rest }));
+  });
+}

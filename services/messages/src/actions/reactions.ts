@@ -1,0 +1,119 @@
+/**
+ * POST and DELETE /messages/{id}/reactions, as Zulip's check_add_reaction and
+ * remove_reaction: the message must be readable by the caller; a bare name is looked up as
+ * the realm's emoji would be now; a reaction with an emoji someone already used on the
+ * message takes that reaction's name (a vote for it); the `reaction` event goes to
+ * everyone who may read the message (queries/message-audience.ts).
+ */
+import { eventsInbox, type Actor } from '@zc/shared/contracts';
+import { transaction, type Queryable } from '@zc/shared/db';
+import { AppError, badRequest, requestVariableMissing } from '@zc/shared/errors';
+import { addToOutbox } from '@zc/shared/outbox';
+import type { MessagesDeps } from '../deps.js';
+import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '../lib/emoji.js';
+import { FLAG_BITS } from '../lib/flags.js';
+import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { messageAudience } from '../queries/message-audience.js';
+import { editStore } from '../store/edit-store.js';
+import { messageStore } from '../store/message-store.js';
+import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
+import { ensureRealm, resolveUsers } from './read-model.js';
+
+export interface ReactionRequest {
+  actor: Actor;
+  message_id: number;
+  emoji_name?: string;
+  emoji_code?: string;
+  reaction_type?: string;
+}
+
+export const reactionAlreadyExists = () => new AppError('REACTION_ALREADY_EXISTS', 'Reaction already exists.');
+export const reactionDoesNotExist = () => new AppError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
+
+/**
+ * The realm's custom emoji. They are uploaded through the uploads service, whose realm emoji
+ * read model has not landed yet (TODO(issue-9)): until it does a realm has none, so
+ * realm_emoji reactions get Zulip's "Invalid custom emoji." and names fall through to the
+ * Unicode ones.
+ */
+async function realmEmojiOf(_q: Queryable, _realmId: number): Promise<RealmEmojiRef[]> {
+  return [];
+}
+
+/** The emoji a request names: code and type as given, or looked up from the name. */
+function requestedEmoji(r: ReactionRequest, name: string, realmEmoji: readonly RealmEmojiRef[]): EmojiRef & { typeGiven: boolean } {
+  if (r.emoji_code !== undefined && r.reaction_type !== undefined) {
+    const type = parseReactionType(r.reaction_type);
+    // An unknown type can match no stored reaction; check_emoji_request names the error.
+    return { emoji_code: r.emoji_code, reaction_type: type ?? (r.reaction_type as EmojiRef['reaction_type']), typeGiven: true };
+  }
+  return { ...emojiByName(name, realmEmoji), typeGiven: false };
+}
+
+async function notifyReaction(deps: MessagesDeps, tx: Queryable, op: 'add' | 'remove', actor: Actor, reaction: ReactionRow, audience: { userIds: number[]; publicStream: boolean }) {
+  const { users } = await resolveUsers(deps, tx, actor.realm_id, [actor.user_id], []);
+  const me = users[0];
+  await addToOutbox(tx, 'messages', eventsInbox.notify, {
+    realm_id: actor.realm_id,
+    users: audience.userIds,
+    event: {
+      type: 'reaction',
+      op,
+      message_id: reaction.message_id,
+      user_id: actor.user_id,
+      // Deprecated, but still sent at our feature level (Zulip dropped it at 328).
+      user: { user_id: actor.user_id, email: me?.email ?? actor.email, full_name: me?.full_name ?? actor.full_name },
+      emoji_name: reaction.emoji_name,
+      emoji_code: reaction.emoji_code,
+      reaction_type: reaction.reaction_type,
+    },
+    ...(audience.publicStream ? { public_stream: true } : {}),
+  });
+}
+
+export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
+  const { actor } = r;
+  if (r.emoji_name === undefined) throw requestVariableMissing('emoji_name');
+  const name = r.emoji_name;
+  await ensureRealm(deps, actor.realm_id);
+  const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
+  const realmEmoji = await realmEmojiOf(deps.pool, actor.realm_id);
+  const emoji = requestedEmoji(r, name, realmEmoji);
+
+  await transaction(deps.pool, async (tx) => {
+    // Serialises reactions to one message, so "already exists" and the vote's name are decided on current rows.
+    await editStore.lockMessages(tx, [row.id]);
+    if (await reactionStore.exists(tx, row.id, actor.user_id, emoji.reaction_type, emoji.emoji_code)) throw reactionAlreadyExists();
+    const inUse = await reactionStore.nameInUse(tx, row.id, emoji.reaction_type, emoji.emoji_code);
+    if (inUse === undefined) checkEmojiRequest(name, emoji.emoji_code, emoji.reaction_type, realmEmoji);
+    const reaction: ReactionRow = { message_id: row.id, user_id: actor.user_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code, emoji_name: inUse ?? name };
+    if (!(await reactionStore.insert(tx, reaction))) throw reactionAlreadyExists();
+    // As Zulip: a reaction to a message one never received gives a historical row, so later
+    // events about the message (edits, reactions) reach the reacting user.
+    if (flags === undefined) await messageStore.insertUserMessages(tx, [actor.user_id], [row.id], [FLAG_BITS.read | FLAG_BITS.historical]);
+    await notifyReaction(deps, tx, 'add', actor, reaction, await messageAudience(tx, actor.realm_id, row));
+  });
+}
+
+export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
+  const { actor } = r;
+  await ensureRealm(deps, actor.realm_id);
+  const { row } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
+  let code = r.emoji_code;
+  let type = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);
+  if (code === undefined) {
+    if (r.emoji_name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
+    const found = emojiByName(r.emoji_name, await realmEmojiOf(deps.pool, actor.realm_id));
+    code = found.emoji_code;
+    // Zulip defaults the type to unicode_emoji; the name's own type is what a caller who gave none means.
+    type ??= found.reaction_type;
+  }
+  const emojiCode = code;
+  const reactionType = type ?? 'unicode_emoji';
+  await transaction(deps.pool, async (tx) => {
+    await editStore.lockMessages(tx, [row.id]);
+    const removed = await reactionStore.remove(tx, row.id, actor.user_id, reactionType, emojiCode);
+    if (!removed) throw reactionDoesNotExist();
+    await notifyReaction(deps, tx, 'remove', actor, removed, await messageAudience(tx, actor.realm_id, row));
+  });
+}

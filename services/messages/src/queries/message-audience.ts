@@ -1,0 +1,34 @@
+/**
+ * Who gets the events about an existing message (reactions, deletion): Zulip's rule —
+ * everyone with a row for it, plus the stream's subscribers when its history is public to
+ * them — narrowed to those who may read it now, as strictly as the read paths are
+ * (queries/narrow-plan.ts): a leftover row of a private stream someone left, or a guest's
+ * row of a stream they left, reaches no one (CVE-2024-27286).
+ */
+import { isGuest } from '@zc/shared/contracts';
+import type { Queryable } from '@zc/shared/db';
+import { editStore } from '../store/edit-store.js';
+import type { MessageRow } from '../store/message-store.js';
+import { readModelStore } from '../store/read-model-store.js';
+
+export interface MessageAudience {
+  userIds: number[];
+  /** A public stream's message: all_public_streams queues may get the event too. */
+  publicStream: boolean;
+}
+
+export async function messageAudience(q: Queryable, realmId: number, message: Pick<MessageRow, 'id' | 'stream_id'>): Promise<MessageAudience> {
+  const holders = await editStore.usersWithRows(q, [message.id]);
+  if (message.stream_id === null) return { userIds: holders.sort((a, b) => a - b), publicStream: false };
+  const stream = await readModelStore.streamById(q, realmId, message.stream_id);
+  if (!stream) return { userIds: [], publicStream: false };
+  const subscribers = new Set(await readModelStore.subscriberIds(q, stream.id));
+  const audience = new Set(holders.filter((id) => subscribers.has(id)));
+  if (stream.history_public_to_subscribers) for (const id of subscribers) audience.add(id);
+  if (!stream.invite_only) {
+    // A public stream's message stays readable to non-guests who are not subscribed.
+    const others = holders.filter((id) => !subscribers.has(id));
+    for (const u of await readModelStore.usersByIds(q, realmId, others)) if (!isGuest(u)) audience.add(u.id);
+  }
+  return { userIds: [...audience].sort((a, b) => a - b), publicStream: !stream.invite_only };
+}

@@ -1,0 +1,96 @@
+/** The presence store against real Redis: Zulip's timing rules, visibility and its loading. */
+import t from 'tap';
+import { PRESENCE_TIMING } from '@zc/shared/contracts';
+import { createRedis } from '@zc/shared/redis';
+import { testEnv } from '@zc/shared/testing';
+import { PresenceStore } from '../../src/store/presence-store.js';
+
+t.test('presence store', async (t) => {
+  const env = await testEnv(t);
+  const redis = createRedis(env.infra.redisUrl);
+  t.teardown(() => redis.disconnect());
+  const store = new PresenceStore(redis, env.prefix);
+  const REALM = 7;
+  const T0 = 1_800_000_000;
+  const ping = (user: number, active: boolean, at: number) => store.ping(REALM, user, active, at, PRESENCE_TIMING);
+
+  t.test('nothing is recorded before the visibility is loaded', async (t) => {
+    t.same(await ping(1, true, T0), { kind: 'unloaded' });
+    t.equal(await store.read(REALM), undefined);
+    t.equal(await store.readOne(REALM, 1), undefined);
+    const gen = await store.visibilityGeneration(REALM);
+    t.ok(await store.loadVisibility(REALM, gen, false, [3]));
+  });
+
+  t.test('the first ping creates the entry and counts as coming online', async (t) => {
+    const r = await ping(1, true, T0);
+    t.match(r, { kind: 'recorded', changed: true, cameOnline: true, realmDisabled: false, entry: { userId: 1, activeTs: T0, idleTs: T0 } });
+    const idleFirst = await ping(2, false, T0);
+    t.match(idleFirst, { kind: 'recorded', cameOnline: true, entry: { activeTs: 0, idleTs: T0 } }, 'an idle first ping records no activity');
+  });
+
+  t.test('pings closer than the minimum frequency change nothing', async (t) => {
+    const before = await store.readOne(REALM, 1);
+    const r = await ping(1, true, T0 + PRESENCE_TIMING.updateMinFrequencySeconds);
+    t.match(r, { kind: 'recorded', changed: false, cameOnline: false });
+    t.same(await store.readOne(REALM, 1), before);
+  });
+
+  t.test('an idle ping moves only the connection time; a later active ping comes back online', async (t) => {
+    const idle = await ping(1, false, T0 + 100);
+    t.match(idle, { changed: true, cameOnline: false, entry: { activeTs: T0, idleTs: T0 + 100 } });
+    const stillIdle = await ping(1, false, T0 + 160);
+    t.match(stillIdle, { changed: true, cameOnline: false, entry: { activeTs: T0, idleTs: T0 + 160 } });
+    const back = await ping(1, true, T0 + 230);
+    t.match(back, { changed: true, cameOnline: true, entry: { activeTs: T0 + 230, idleTs: T0 + 230 } }, 'idle (legacy status) to active is an event');
+  });
+
+  t.test('an active user who keeps pinging never comes online again; one back from offline does', async (t) => {
+    const steady = await ping(1, true, T0 + 290);
+    t.match(steady, { changed: true, cameOnline: false });
+    const late = T0 + 290 + PRESENCE_TIMING.offlineThresholdSeconds + 1;
+    t.match(await ping(1, true, late), { cameOnline: true, entry: { activeTs: late, idleTs: late } });
+  });
+
+  t.test('update ids grow with every change and start above anything issued before a lost dataset', async (t) => {
+    const all = await store.read(REALM);
+    const ids = all?.entries.map((e) => e.updateId) ?? [];
+    t.ok(ids.every((id) => id > T0 * 1000), 'seeded from the clock');
+    t.equal(all?.lastUpdateId, Math.max(...ids));
+    const r = await ping(2, true, T0 + 1000);
+    t.ok(r.kind === 'recorded' && r.entry.updateId === (all?.lastUpdateId ?? 0) + 1);
+  });
+
+  t.test('hidden users are neither recorded nor listed; showing them again lists their old entry', async (t) => {
+    t.same(await ping(3, true, T0), { kind: 'hidden' });
+    t.equal(await store.readOne(REALM, 3), null);
+    await store.setHidden(REALM, 1, true);
+    t.same(await ping(1, true, T0 + 2000), { kind: 'hidden' });
+    t.notOk((await store.read(REALM))?.entries.some((e) => e.userId === 1), 'gone from the realm list');
+    t.equal(await store.readOne(REALM, 1), null);
+    await store.setHidden(REALM, 1, false);
+    t.match(await store.readOne(REALM, 1), { userId: 1 });
+  });
+
+  t.test('a realm with presence disabled still records pings but says so', async (t) => {
+    await store.setRealmDisabled(REALM, true);
+    t.match(await ping(2, true, T0 + 3000), { kind: 'recorded', realmDisabled: true });
+    t.match(await store.read(REALM), { realmDisabled: true });
+    t.equal(await store.readOne(REALM, 2), null);
+    await store.setRealmDisabled(REALM, false);
+  });
+
+  t.test('a load read before a visibility change is refused', async (t) => {
+    const OTHER = 8;
+    const gen = await store.visibilityGeneration(OTHER);
+    await store.setHidden(OTHER, 5, true);
+    t.notOk(await store.loadVisibility(OTHER, gen, false, []), 'stale load refused');
+    t.ok(await store.loadVisibility(OTHER, await store.visibilityGeneration(OTHER), false, [5]));
+    t.same(await store.ping(OTHER, 5, true, T0, PRESENCE_TIMING), { kind: 'hidden' });
+  });
+
+  t.test('forgetUser drops the entry', async (t) => {
+    await store.forgetUser(REALM, 2);
+    t.equal(await store.readOne(REALM, 2), null);
+  });
+});

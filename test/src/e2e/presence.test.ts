@@ -1,0 +1,135 @@
+/**
+ * Presence end to end (POST /users/me/presence, GET /realm/presence, GET /users/{id}/presence,
+ * /register's presences, presence events): the shapes Zulip's clients read and every error.
+ */
+import t from 'tap';
+import { Value } from '@sinclair/typebox/value';
+import { PresenceEvent } from '@zc/shared/contracts/client-events';
+import { startSystem } from '../harness.js';
+import { QueuePoller } from './events-support.js';
+
+type Json = Record<string, unknown>;
+
+t.test('presence', async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet, othello, iago, polonius, bot, desdemona } = sys.people;
+  const h = sys.client(hamlet);
+  const o = sys.client(othello);
+  const now = () => Date.now() / 1000;
+
+  t.test('bad requests', async (t) => {
+    const bad = await h.post('/users/me/presence', { status: 'sleepy' });
+    t.equal(bad.status, 400);
+    t.match(bad.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid status: sleepy' });
+    const missing = await h.post('/users/me/presence', {});
+    t.match(missing.body, { code: 'REQUEST_VARIABLE_MISSING', msg: "Missing 'status' argument" });
+    const notBool = await h.post('/users/me/presence', { status: 'active', ping_only: 'perhaps' });
+    t.match(notBool.body, { code: 'BAD_REQUEST', msg: /ping_only/ });
+    const badId = await h.post('/users/me/presence', { status: 'active', last_update_id: 'x' });
+    t.match(badId.body, { code: 'BAD_REQUEST', msg: /last_update_id/ });
+    const noAuth = await sys.anonymous().post('/users/me/presence', { status: 'active' });
+    t.equal(noAuth.status, 401);
+  });
+
+  t.test('a user without presence data', async (t) => {
+    const r = await h.get(`/users/${desdemona.user_id}/presence`);
+    t.equal(r.status, 400);
+    t.match(r.body, { code: 'BAD_REQUEST', msg: `No presence data for ${desdemona.user_id}` });
+  });
+
+  let hamletUpdateId = 0;
+  t.test('a ping returns the realm presence in the format asked for', async (t) => {
+    const before = now();
+    const slim = await h.post('/users/me/presence', { status: 'active', new_user_input: true, slim_presence: true });
+    t.equal(slim.status, 200, JSON.stringify(slim.body));
+    const mine = (slim.body.presences as Json)[String(hamlet.user_id)] as Json;
+    t.ok(mine, 'modern format is keyed by user id');
+    t.same(Object.keys(mine).sort(), ['active_timestamp', 'idle_timestamp']);
+    t.ok((mine.active_timestamp as number) >= Math.floor(before) && mine.active_timestamp === mine.idle_timestamp);
+    t.type(slim.body.server_timestamp, 'number');
+    hamletUpdateId = slim.body.presence_last_update_id as number;
+    t.ok(hamletUpdateId > 0);
+
+    const legacy = await o.post('/users/me/presence', { status: 'idle' });
+    const entry = (legacy.body.presences as Json)[hamlet.email] as Json;
+    t.match(entry, {
+      website: { client: 'website', status: 'active', timestamp: mine.active_timestamp, pushable: false },
+      aggregated: { client: 'website', status: 'active', timestamp: mine.active_timestamp },
+    }, 'legacy format is keyed by email, one "website" client plus its aggregate');
+    t.notOk('pushable' in (entry.aggregated as Json));
+    t.match((legacy.body.presences as Json)[othello.email], { website: { status: 'idle' } });
+  });
+
+  t.test('ping_only answers without presences', async (t) => {
+    const r = await h.post('/users/me/presence', { status: 'active', ping_only: true });
+    t.equal(r.body.result, 'success');
+    t.notOk('presences' in r.body);
+    t.notOk('server_timestamp' in r.body);
+  });
+
+  t.test('last_update_id returns only what changed since', async (t) => {
+    const all = await h.post('/users/me/presence', { status: 'active', last_update_id: -1 });
+    const newest = all.body.presence_last_update_id as number;
+    t.ok(newest >= hamletUpdateId);
+    t.ok(Object.keys(all.body.presences as Json).includes(String(othello.user_id)), 'modern format with last_update_id');
+    const none = await h.post('/users/me/presence', { status: 'active', last_update_id: newest });
+    t.same(none.body.presences, {}, 'nothing new');
+    t.equal(none.body.presence_last_update_id, newest);
+    await sys.client(iago).post('/users/me/presence', { status: 'active' });
+    const delta = await h.post('/users/me/presence', { status: 'active', last_update_id: newest });
+    t.same(Object.keys(delta.body.presences as Json), [String(iago.user_id)]);
+    t.ok((delta.body.presence_last_update_id as number) > newest);
+  });
+
+  t.test('GET /realm/presence and GET /users/{user_id_or_email}/presence', async (t) => {
+    const realm = await o.get('/realm/presence');
+    t.equal(realm.status, 200);
+    t.match((realm.body.presences as Json)[hamlet.email], { website: { status: 'active' } });
+    const byId = await o.get(`/users/${hamlet.user_id}/presence`);
+    t.equal(byId.status, 200, JSON.stringify(byId.body));
+    t.same(Object.keys(byId.body.presence as Json).sort(), ['aggregated', 'website']);
+    t.match(byId.body.presence, { website: { status: 'active', timestamp: Number }, aggregated: { status: 'active', timestamp: Number } });
+    t.notOk('client' in ((byId.body.presence as Json).website as Json));
+    const byEmail = await o.get(`/users/${encodeURIComponent(hamlet.email)}/presence`);
+    t.same(byEmail.body.presence, byId.body.presence);
+  });
+
+  t.test('presence errors for unknown users and bots', async (t) => {
+    for (const who of ['999999', 'nobody@zulip.test', '123456789012345678901234567890']) {
+      const r = await o.get(`/users/${who}/presence`);
+      t.equal(r.status, 400, who);
+      t.match(r.body, { code: 'BAD_REQUEST', msg: 'No such user' }, who);
+    }
+    const b = await o.get(`/users/${bot.user_id}/presence`);
+    t.match(b.body, { code: 'BAD_REQUEST', msg: 'Presence is not supported for bot users.' });
+  });
+
+  t.test('bots may ping but have no presence', async (t) => {
+    const r = await sys.client(bot).post('/users/me/presence', { status: 'active', slim_presence: true });
+    t.equal(r.body.result, 'success');
+    t.notOk(String(bot.user_id) in (r.body.presences as Json));
+  });
+
+  t.test('/register carries presences in the format asked for', async (t) => {
+    const slim = await h.post('/register', { fetch_event_types: ['presence'], event_types: ['presence'], slim_presence: true });
+    t.match((slim.body.presences as Json)[String(hamlet.user_id)], { active_timestamp: Number, idle_timestamp: Number });
+    t.type(slim.body.server_timestamp, 'number');
+    t.type(slim.body.presence_last_update_id, 'number');
+    const legacy = await h.post('/register', { fetch_event_types: ['presence'], event_types: ['presence'] });
+    t.match((legacy.body.presences as Json)[hamlet.email], { website: { client: 'website' }, aggregated: {} });
+    await h.delete('/events', { queue_id: slim.body.queue_id as string });
+    await h.delete('/events', { queue_id: legacy.body.queue_id as string });
+  });
+
+  t.test('a user coming online is announced to the realm, and only then', async (t) => {
+    const { poller } = await QueuePoller.register(o, { event_types: ['presence'] });
+    await sys.client(polonius).post('/users/me/presence', { status: 'active', ping_only: true });
+    const [event] = await poller.collect(1);
+    t.match(event, { type: 'presence', user_id: polonius.user_id, email: polonius.email, presence: { website: { client: 'website', status: 'active', pushable: false } } });
+    t.ok(Value.Check(PresenceEvent, event), 'matches the presence event schema');
+    await sys.client(polonius).post('/users/me/presence', { status: 'active', ping_only: true });
+    await sys.flushOutboxes();
+    await new Promise((r) => setTimeout(r, 300));
+    t.same(await poller.drain(), [], 'a ping of someone already online sends nothing');
+  });
+});
