@@ -20,7 +20,7 @@ let failed = false;
 try {
   for (const def of definitions) {
     if (!def.migrationsDir) continue;
-    const applied = await runMigrations(pool, def.name, def.migrationsDir);
+    const applied = await runMigrations(pool, def.name, def.migrationsDir, def.migrationLibraries);
     log({ level: 'info', schema: def.name, applied, msg: applied.length ? 'migrations applied' : 'schema up to date' });
   }
 } catch (err) {

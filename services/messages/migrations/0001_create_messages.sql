@@ -1,30 +1,8 @@
 -- Read models of other services' data (fed by their domain events, or by a synchronous
 -- answer when an event has not arrived yet). Never written by clients directly.
 
-CREATE TABLE messages.realm (
-  id bigint PRIMARY KEY,
-  subdomain text NOT NULL,
-  url text NOT NULL,
-  settings jsonb NOT NULL DEFAULT '{}'
-);
-
-CREATE TABLE messages.user_account (
-  id bigint PRIMARY KEY,
-  realm_id bigint NOT NULL,
-  -- Display email (what other users see) and the real address.
-  email text NOT NULL,
-  delivery_email text NOT NULL,
-  full_name text NOT NULL,
-  role integer NOT NULL,
-  is_active boolean NOT NULL,
-  is_bot boolean NOT NULL,
-  bot_owner_id bigint,
-  avatar_source text NOT NULL,
-  avatar_version integer NOT NULL,
-  date_joined timestamptz NOT NULL
-);
-CREATE INDEX user_account_email ON messages.user_account (realm_id, lower(email));
-CREATE INDEX user_account_delivery_email ON messages.user_account (realm_id, lower(delivery_email));
+-- The copy of the users service's realms and users (messages.realm, messages.user_account)
+-- is created by @zc/shared/directory's migrations (ServiceDefinition.migrationLibraries).
 
 -- Zulip's Recipient: the set a message goes to. type 1 = one user (personal), 2 = stream,
 -- 3 = a group of users (huddle). recipient_id is part of the API (spec 2.2).

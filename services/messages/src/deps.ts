@@ -1,4 +1,5 @@
 import type { Bus } from '@zc/shared/bus';
+import type { Directory } from '@zc/shared/directory';
 import type { SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
@@ -35,4 +36,6 @@ export interface MessagesDeps {
   log: Logger;
   /** The renderer's per-realm lookups, cached in memory (actions/render-context.ts). */
   render: RenderContextCache;
+  /** This service's copy of the realm/user directory (schema `messages`). */
+  directory: Directory;
 }

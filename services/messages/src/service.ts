@@ -1,21 +1,26 @@
 /** The messages service: messages, per-user flags and read state (schema `messages`). */
 import { fileURLToPath } from 'node:url';
+import { DIRECTORY_MIGRATIONS, Directory } from '@zc/shared/directory';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { RenderContextCache } from './actions/render-context.js';
 import { SendWriter } from './actions/send-writer.js';
 import { loadMessagesConfig, type MessagesDeps } from './deps.js';
 import { registerMessageHandlers } from './handlers/messages.js';
 import { startReadModelConsumers } from './handlers/read-model.js';
+import { readModelStore } from './store/read-model-store.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
 export const messagesService: ServiceDefinition = {
   name: 'messages',
   migrationsDir: MIGRATIONS_DIR,
+  migrationLibraries: [DIRECTORY_MIGRATIONS],
   usesRedis: false,
   async start(ctx) {
     const render = new RenderContextCache({ pool: ctx.pool, bus: ctx.bus, log: ctx.log });
-    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render };
+    // Directory writes move the realm's read-model version like every other read-model write (migrations/0003).
+    const directory = new Directory({ schema: 'messages', pool: ctx.pool, bus: ctx.bus, beforeWrite: (tx, realmIds) => readModelStore.bumpVersions(tx, realmIds) });
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, directory };
     render.listen(ctx.bus);
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);

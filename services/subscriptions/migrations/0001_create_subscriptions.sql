@@ -73,26 +73,6 @@ CREATE TABLE subscriptions.stream_daily_traffic (
   PRIMARY KEY (stream_id, day)
 );
 
--- Read model of the users service's realms and users (usersEvents), for permissions,
--- principals and event recipients. Filled from users.realm_snapshot the first time a realm
--- is needed, then kept current by the events.
-CREATE TABLE subscriptions.realm (
-  id bigint PRIMARY KEY,
-  url text NOT NULL,
-  settings jsonb NOT NULL,
-  deactivated boolean NOT NULL DEFAULT false
-);
-CREATE TABLE subscriptions.user_account (
-  id bigint PRIMARY KEY,
-  realm_id bigint NOT NULL,
-  email text NOT NULL,
-  delivery_email text NOT NULL,
-  full_name text NOT NULL,
-  role integer NOT NULL,
-  is_active boolean NOT NULL,
-  is_bot boolean NOT NULL,
-  bot_owner_id bigint,
-  date_joined timestamptz NOT NULL
-);
-CREATE INDEX user_account_realm ON subscriptions.user_account (realm_id);
-CREATE INDEX user_account_email ON subscriptions.user_account (realm_id, lower(email));
+-- The copy of the users service's realms and users (subscriptions.realm,
+-- subscriptions.user_account) is created by @zc/shared/directory's migrations
+-- (ServiceDefinition.migrationLibraries).

@@ -1,4 +1,5 @@
 import type { Bus } from '@zc/shared/bus';
+import type { Directory } from '@zc/shared/directory';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 
@@ -21,6 +22,8 @@ export interface SubscriptionsDeps {
   bus: Bus;
   log: Logger;
   settings: SubscriptionsSettings;
+  /** This service's copy of the realm/user directory (schema `subscriptions`). */
+  directory: Directory;
 }
 
 /** The schema this service owns; also the name its outbox rows are written under. */

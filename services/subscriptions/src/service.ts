@@ -1,7 +1,8 @@
 /** The subscriptions service: streams, subscriptions, muted topics (schema `subscriptions`). */
 import { fileURLToPath } from 'node:url';
+import { DIRECTORY_MIGRATIONS, Directory } from '@zc/shared/directory';
 import type { ServiceDefinition } from '@zc/shared/service';
-import { loadSubscriptionsSettings, type SubscriptionsDeps } from './deps.js';
+import { SCHEMA, loadSubscriptionsSettings, type SubscriptionsDeps } from './deps.js';
 import { startConsumers } from './handlers/consumers.js';
 import { registerSubscriptionHandlers } from './handlers/subscriptions.js';
 
@@ -10,9 +11,11 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta
 export const subscriptionsService: ServiceDefinition = {
   name: 'subscriptions',
   migrationsDir: MIGRATIONS_DIR,
+  migrationLibraries: [DIRECTORY_MIGRATIONS],
   usesRedis: false,
   async start(ctx) {
-    const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings() };
+    const directory = new Directory({ schema: SCHEMA, pool: ctx.pool, bus: ctx.bus });
+    const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings(), directory };
     registerSubscriptionHandlers(ctx.bus, deps);
     await startConsumers(ctx.bus, deps);
     return undefined;

@@ -6,11 +6,11 @@
 import { Bus } from '@zc/shared/bus';
 import { Role, type Actor, type UserRecord } from '@zc/shared/contracts';
 import { createPool, runMigrations, type Pool } from '@zc/shared/db';
+import { DIRECTORY_MIGRATIONS, Directory } from '@zc/shared/directory';
 import { createLogger } from '@zc/shared/logging';
 import { testEnv, type TestEnv } from '@zc/shared/testing';
-import type { SubscriptionsDeps } from '../src/deps.js';
+import { SCHEMA, type SubscriptionsDeps } from '../src/deps.js';
 import { MIGRATIONS_DIR } from '../src/service.js';
-import { directoryStore } from '../src/store/directory-store.js';
 
 export const REALM_ID = 1;
 
@@ -55,12 +55,13 @@ export async function subscriptionsTestDb(t: { teardown(fn: () => unknown): void
   const env = await testEnv(t);
   const pool = createPool(env.databaseUrl, { max: 4 });
   t.teardown(() => pool.end());
-  await runMigrations(pool, 'subscriptions', MIGRATIONS_DIR);
+  await runMigrations(pool, SCHEMA, MIGRATIONS_DIR, [DIRECTORY_MIGRATIONS]);
   const log = createLogger({ service: 'subscriptions-test', level: 'silent' });
   // Nothing serves this prefix: an action that asked the users service would fail loudly.
   const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'subscriptions-test', log, defaultTimeoutMs: 500 });
   t.teardown(() => bus.close());
-  const deps: SubscriptionsDeps = { pool, bus, log, settings: { webPublicStreamsEnabled: false, ...settings } };
+  const directory = new Directory({ schema: SCHEMA, pool, bus });
+  const deps: SubscriptionsDeps = { pool, bus, log, settings: { webPublicStreamsEnabled: false, ...settings }, directory };
 
   const specs: Array<[keyof SubscriptionsTestDb['people'], number, number]> = [
     ['owner', 1, Role.OWNER],
@@ -69,8 +70,8 @@ export async function subscriptionsTestDb(t: { teardown(fn: () => unknown): void
     ['other', 4, Role.MEMBER],
     ['guest', 5, Role.GUEST],
   ];
-  await directoryStore.upsertUsers(pool, specs.map(([name, id, role]) => personRecord(id, name, role)));
-  await directoryStore.upsertRealm(pool, {
+  await directory.store.upsertUsers(pool, specs.map(([name, id, role]) => personRecord(id, name, role)));
+  await directory.store.upsertRealm(pool, {
     realm_id: REALM_ID,
     subdomain: '',
     name: 'Elsinore',

@@ -13,7 +13,16 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AppError, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
-import { eventStreamName, type EventContract, type PayloadOf, type ReplyOf, type RequestOf, type RpcContract } from './contract.js';
+import {
+  eventStreamName,
+  type BroadcastContract,
+  type DeliveredArgs,
+  type EventContract,
+  type PayloadOf,
+  type ReplyOf,
+  type RequestOf,
+  type RpcContract,
+} from './contract.js';
 
 export * from './contract.js';
 
@@ -104,6 +113,18 @@ export interface ConsumeOptions {
   /** Messages fetched at once. */
   batch?: number;
   maxDeliver?: number;
+}
+
+const MALFORMED = Symbol('malformed');
+
+/** The JSON payload if it parses and matches `schema`. */
+function parseChecked(data: Uint8Array, schema: TSchema): unknown {
+  try {
+    const value: unknown = JSON.parse(dec.decode(data));
+    return check(schema, value) ? value : MALFORMED;
+  } catch {
+    return MALFORMED;
+  }
 }
 
 export class Bus {
@@ -270,10 +291,10 @@ export class Bus {
    * consumer, one at a time in stream order. A handler that throws gets the message again
    * later; after `maxDeliver` attempts it is dropped with an error log (dead letter).
    */
-  async consume(
-    contracts: readonly EventContract[],
+  async consume<const Cs extends readonly EventContract[]>(
+    contracts: Cs,
     opts: ConsumeOptions,
-    handler: (subject: string, payload: unknown, meta: EventMeta) => Promise<void>,
+    handler: (...args: DeliveredArgs<Cs, EventMeta>) => Promise<void>,
   ): Promise<void> {
     const service = contracts[0]?.service;
     if (!service) throw new Error('consume needs at least one contract');
@@ -283,8 +304,8 @@ export class Bus {
     const durable = `${opts.durable}`.replace(/[^A-Za-z0-9_-]/g, '_');
     // One filter subject, not `filter_subjects`: nats-server before 2.10 has no multi-filter
     // consumers. Several contracts share the stream's wildcard and the rest is skipped here.
-    const wanted = new Set(contracts.map((c) => this.subject(c.subject)));
-    const filter_subject = wanted.size === 1 ? [...wanted][0] : `${this.prefix}.${service}.${kind}.>`;
+    const wanted = new Map<string, EventContract>(contracts.map((c) => [this.subject(c.subject), c]));
+    const filter_subject = wanted.size === 1 ? [...wanted.keys()][0] : `${this.prefix}.${service}.${kind}.>`;
     const maxDeliver = opts.maxDeliver ?? 20;
     try {
       const info = await jsm.consumers.info(stream, durable);
@@ -310,7 +331,8 @@ export class Bus {
     const log = this.log.child({ stream, durable });
     const done = (async () => {
       for await (const m of messages) {
-        if (wanted.has(m.subject)) await this.deliver(m, handler, log, maxDeliver);
+        const contract = wanted.get(m.subject);
+        if (contract) await this.deliver(m, contract, handler as (subject: string, payload: unknown, meta: EventMeta) => Promise<void>, log, maxDeliver);
         else m.ack();
       }
     })();
@@ -319,15 +341,15 @@ export class Bus {
 
   private async deliver(
     m: JsMsg,
+    contract: EventContract,
     handler: (subject: string, payload: unknown, meta: EventMeta) => Promise<void>,
     log: Logger,
     maxDeliver: number,
   ): Promise<void> {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(dec.decode(m.data));
-    } catch {
-      log.error({ seq: m.seq }, 'malformed event dropped');
+    const payload = parseChecked(m.data, contract.payload);
+    if (payload === MALFORMED) {
+      // Handlers rely on the contract's type; an event that breaks it is its producer's bug.
+      log.error({ seq: m.seq, subject: m.subject }, 'malformed event dropped');
       m.term();
       return;
     }
@@ -350,6 +372,42 @@ export class Bus {
         m.nak(Math.min(30_000, 100 * 2 ** m.info.deliveryCount));
       }
     }
+  }
+
+  /** Publishes a broadcast to every replica listening (core NATS: at most once, never stored). */
+  broadcast<C extends BroadcastContract>(c: C, payload: PayloadOf<C>): void {
+    if (this.isConnected) this.nc.publish(this.subject(c.subject), enc.encode(JSON.stringify(payload)));
+  }
+
+  /**
+   * Hears `contracts` in this replica (a plain subscription, not a queue group: every replica
+   * gets every message). For in-memory state each replica keeps; at most once, so such state
+   * needs its own repair (a TTL reload). Payloads that break their contract are dropped.
+   * Returns a function that stops listening.
+   */
+  listen<const Cs extends ReadonlyArray<EventContract | BroadcastContract>>(contracts: Cs, handler: (...args: DeliveredArgs<Cs, undefined>) => void): () => void {
+    const deliver = handler as (subject: string, payload: unknown, meta: undefined) => void;
+    const subs = contracts.map((c) =>
+      this.nc.subscribe(this.subject(c.subject), {
+        callback: (err, msg) => {
+          if (err) return;
+          const payload = parseChecked(msg.data, c.payload);
+          if (payload === MALFORMED) {
+            this.log.warn({ subject: msg.subject }, 'malformed broadcast dropped');
+            return;
+          }
+          try {
+            deliver(c.subject, payload, undefined);
+          } catch (e) {
+            this.log.warn({ err: e, subject: msg.subject }, 'broadcast handler failed');
+          }
+        },
+      }),
+    );
+    this.subs.push(...subs);
+    return () => {
+      for (const sub of subs) sub.unsubscribe();
+    };
   }
 
   get isConnected(): boolean {

@@ -14,7 +14,7 @@
  * - `gravatar_fields` names the avatar_url fields a client_gravatar queue receives as null.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { event, rpc } from '../bus/contract.js';
+import { broadcast, event, rpc } from '../bus/contract.js';
 import { Actor, JsonObject } from './common.js';
 
 /** A recipient: a user id, or a user id with that user's flags (message events). */
@@ -108,9 +108,9 @@ export const eventsRpc = {
  * queues that got events (`wake`), and the newest poll parked on a queue (`supplant`, so the
  * replica holding an older poll of that queue ends it). Not for other services.
  */
-export const EVENTS_BROADCAST_SUBJECT = 'events.bcast.v1.queues';
 export const EventsBroadcast = Type.Object({
   wake: Type.Optional(Type.Array(Type.String())),
   supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;
+export const eventsBroadcast = broadcast('events.bcast.v1.queues', EventsBroadcast);

@@ -64,7 +64,17 @@ const OUTBOX_DDL = (schema: string) => `
  * yet recorded, each in its own transaction, under an advisory lock so replicas starting
  * together apply each file once.
  */
-export async function runMigrations(pool: pg.Pool, schema: string, dir: string): Promise<string[]> {
+/**
+ * Migrations a shared library (e.g. @zc/shared/directory) gives every service that uses it.
+ * They run in the using service's schema (as its `search_path`, so their SQL names no
+ * schema), before the service's own files, recorded as `<name>/<version>`.
+ */
+export interface MigrationLibrary {
+  name: string;
+  migrations: ReadonlyArray<{ version: string; sql: string }>;
+}
+
+export async function runMigrations(pool: pg.Pool, schema: string, dir: string, libraries: readonly MigrationLibrary[] = []): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -78,11 +88,16 @@ export async function runMigrations(pool: pg.Pool, schema: string, dir: string):
       (await client.query<{ version: string }>(`SELECT version FROM "${schema}".schema_migrations`)).rows.map((r) => r.version),
     );
     const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
-    for (const file of files) {
+    const pending = [
+      ...libraries.flatMap((l) => l.migrations.map((m) => ({ file: `${l.name}/${m.version}`, sql: async () => m.sql, library: true }))),
+      ...files.map((f) => ({ file: f, sql: () => readFile(path.join(dir, f), 'utf8'), library: false })),
+    ];
+    for (const { file, sql: load, library } of pending) {
       if (done.has(file)) continue;
-      const sql = await readFile(path.join(dir, file), 'utf8');
+      const sql = await load();
       await client.query('BEGIN');
       try {
+        if (library) await client.query(`SET LOCAL search_path TO "${schema}"`);
         await client.query(sql);
         await client.query(`INSERT INTO "${schema}".schema_migrations(version) VALUES ($1)`, [file]);
         await client.query('COMMIT');

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { Bus } from '../bus/index.js';
 import { loadConfig, type SharedConfig } from '../config/index.js';
-import { createPool, runMigrations, type Pool } from '../db/index.js';
+import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
 import { createRedis, type Redis } from '../redis/index.js';
@@ -35,6 +35,8 @@ export interface ServiceDefinition {
   name: string;
   /** Absolute path of the service's migrations; omitted for a service without a schema. */
   migrationsDir?: string;
+  /** Shared libraries' migrations applied to this service's schema too (db/MigrationLibrary). */
+  migrationLibraries?: readonly MigrationLibrary[];
   usesRedis?: boolean;
   /** Whether this service relays an outbox (every service with a schema does). */
   relaysOutbox?: boolean;
@@ -68,7 +70,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   let ready = false;
   const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}` });
   if (def.migrationsDir) {
-    const applied = await runMigrations(pool, def.name, def.migrationsDir);
+    const applied = await runMigrations(pool, def.name, def.migrationsDir, def.migrationLibraries);
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const bus = await Bus.connect({ url: config.natsUrl, prefix: config.subjectPrefix, name: `${def.name}-${config.instance}`, log });

@@ -9,8 +9,7 @@
  * `events: []`: nothing is lost, since only the client's next last_event_id acknowledges).
  */
 import { randomUUID } from 'node:crypto';
-import type { Subscription } from '@nats-io/nats-core';
-import { EVENTS_BROADCAST_SUBJECT, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import { eventsBroadcast, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
 import type { PollResult, QueueStore } from '../store/queue-store.js';
@@ -37,14 +36,12 @@ interface Parked {
   reject(e: unknown): void;
 }
 
-const enc = new TextEncoder();
-const dec = new TextDecoder();
 
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
   /** Recorded in a queue while a poll of this replica is parked on it. */
   private readonly replicaId = randomUUID();
-  private sub?: Subscription;
+  private stopListening?: () => void;
   private stopping = false;
 
   constructor(private readonly deps: EventsDeps) {}
@@ -55,25 +52,15 @@ export class PollHub {
   }
 
   start(): void {
-    const { bus, log } = this.deps;
-    this.sub = bus.nc.subscribe(bus.subject(EVENTS_BROADCAST_SUBJECT), {
-      callback: (_err, msg) => {
-        let b: EventsBroadcast;
-        try {
-          b = JSON.parse(dec.decode(msg.data)) as EventsBroadcast;
-        } catch {
-          log.warn('malformed events broadcast dropped');
-          return;
-        }
-        for (const id of b.wake ?? []) {
-          const p = this.parked.get(id);
-          if (p) this.check(p);
-        }
-        if (b.supplant) {
-          const p = this.parked.get(b.supplant.queue_id);
-          if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, { events: [], queue_id: p.queueId });
-        }
-      },
+    this.stopListening = this.deps.bus.listen([eventsBroadcast], (_subject, b) => {
+      for (const id of b.wake ?? []) {
+        const p = this.parked.get(id);
+        if (p) this.check(p);
+      }
+      if (b.supplant) {
+        const p = this.parked.get(b.supplant.queue_id);
+        if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, { events: [], queue_id: p.queueId });
+      }
     });
   }
 
@@ -85,7 +72,7 @@ export class PollHub {
 
   private publish(b: EventsBroadcast): void {
     const { bus } = this.deps;
-    if (bus.isConnected) bus.nc.publish(bus.subject(EVENTS_BROADCAST_SUBJECT), enc.encode(JSON.stringify(b)));
+    bus.broadcast(eventsBroadcast, b);
   }
 
   /** Ends every parked poll with no events; new polls answer at once from now on. */
@@ -95,7 +82,7 @@ export class PollHub {
       this.finish(p, { events: [], queue_id: p.queueId });
       this.deps.store.release(p.queueId, Date.now(), p.generation).catch((err) => this.deps.log.warn({ err }, 'queue release failed'));
     }
-    this.sub?.unsubscribe();
+    this.stopListening?.();
   }
 
   async getEvents(r: GetEventsRequest): Promise<GetEventsReply> {

@@ -81,25 +81,11 @@ export default fp(
     const { bus, config, gateway } = app.deps;
     const cache = new AuthCache(gateway.authCacheTtlMs);
     // Core-NATS subscriptions (not queue groups): every replica must see every invalidation.
-    const invalidations = [usersEvents.userUpdated, usersEvents.apiKeyChanged, usersEvents.realmUpdated].map((c) =>
-      bus.nc.subscribe(bus.subject(c.subject), {
-        callback: (_err, msg) => {
-          try {
-            const body = msg.json<{ user_id?: number; realm_id?: number }>();
-            if (c === usersEvents.realmUpdated) {
-              if (body.realm_id !== undefined) cache.dropRealm(body.realm_id);
-            } else if (body.user_id !== undefined) {
-              cache.dropUser(body.user_id);
-            }
-          } catch {
-            /* a malformed event is the users service's to report */
-          }
-        },
-      }),
-    );
-    app.addHook('onClose', async () => {
-      for (const sub of invalidations) sub.unsubscribe();
+    const stopInvalidations = bus.listen([usersEvents.userUpdated, usersEvents.apiKeyChanged, usersEvents.realmUpdated], (...[subject, payload]) => {
+      if (subject === usersEvents.realmUpdated.subject) cache.dropRealm(payload.realm_id);
+      else cache.dropUser(payload.user_id);
     });
+    app.addHook('onClose', async () => stopInvalidations());
 
     app.decorateRequest('actor', null as unknown as Actor);
     app.decorateRequest('clientName', '');

@@ -5,7 +5,7 @@
  */
 import { users, type StreamAnnouncement } from '@zc/shared/contracts';
 import type { MessagesDeps } from '../deps.js';
-import { streamAccessFor, ensureRealm } from './read-model.js';
+import { streamAccessFor } from './read-model.js';
 import { checkSendMessage } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
 
@@ -14,7 +14,7 @@ export const ANNOUNCEMENT_TOPIC = 'new streams';
 
 /** Posts the announcement once (redelivered events hit the idempotency key); skips with a warning when there is no bot or no "general". */
 export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e: StreamAnnouncement): Promise<void> {
-  const realm = await ensureRealm(deps, e.realm_id);
+  const realm = await deps.directory.ensureRealm(e.realm_id);
   const botEmail = `notification-bot@${new URL(realm.url).hostname}`;
   const found = await deps.bus.request(users.resolve, { realm_id: e.realm_id, user_ids: [e.creator_id], emails: [botEmail] });
   const bot = found.users.find((u) => u.email.toLowerCase() === botEmail || u.delivery_email.toLowerCase() === botEmail);

@@ -12,13 +12,13 @@ import { eventsInbox, isGuest, type Actor, type EditHistoryEntry, type UpdateMes
 import { transaction } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
+import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import {
   checkEditPayload,
   checkEditPermission,
   contentAfterEdit,
   editHistoryEntry,
-  editSettingsOf,
   parsePropagateMode,
   type EditChange,
 } from '../lib/edit-rules.js';
@@ -31,7 +31,7 @@ import { editStore } from '../store/edit-store.js';
 import { messageStore, type MessageRow } from '../store/message-store.js';
 import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
 import { sendMoveNotifications } from './move-notifications.js';
-import { ensureRealm, resolveUsers, streamAccessFor } from './read-model.js';
+import { streamAccessFor } from './read-model.js';
 import { renderMessage, type RenderedMessage } from './render-message.js';
 import { checkPostPolicy } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
@@ -79,7 +79,7 @@ interface AccessChange {
 async function accessChangeOfMove(deps: MessagesDeps, realmId: number, movedIds: readonly number[], to: StreamRow): Promise<AccessChange> {
   const [holders, subscribers] = await Promise.all([editStore.usersWithRows(deps.pool, movedIds), readModelStore.subscriberIds(deps.pool, to.id)]);
   const subscribed = new Set(subscribers);
-  const holderRows = await readModelStore.usersByIds(deps.pool, realmId, holders);
+  const holderRows = await deps.directory.store.usersByIds(deps.pool, realmId, holders);
   const canRead = (u: UserRow) => subscribed.has(u.id) || (!to.invite_only && !isGuest(u));
   return {
     losing: holderRows.filter((u) => !canRead(u)).map((u) => u.id),
@@ -92,7 +92,7 @@ async function accessChangeOfMove(deps: MessagesDeps, realmId: number, movedIds:
 export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter, r: UpdateMessageRequest): Promise<void> {
   const { actor } = r;
   const propagateMode = parsePropagateMode(r.propagate_mode);
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
   const { row: target } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const change = checkEditPayload(target, {
     propagate_mode: propagateMode,
@@ -100,10 +100,10 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
     ...(r.topic !== undefined ? { topic: r.topic } : {}),
     ...(r.stream_id !== undefined ? { stream_id: r.stream_id } : {}),
   });
-  const editor = (await resolveUsers(deps, deps.pool, realm.id, [actor.user_id], [])).users[0];
+  const editor = (await deps.directory.resolveUsers(deps.pool, realm.id, [actor.user_id])).found[0];
   if (!editor) throw badRequest('Invalid user');
   const now = new Date();
-  checkEditPermission({ user_id: editor.id, role: editor.role, date_joined: editor.date_joined }, target, change, editSettingsOf(realm.settings), now);
+  checkEditPermission({ user_id: editor.id, role: editor.role, date_joined: editor.date_joined }, target, change, realmSettings(realm.settings), now);
 
   const oldStream = target.stream_id === null ? undefined : await readModelStore.streamById(deps.pool, realm.id, target.stream_id);
   const newStream = change.stream_id === undefined ? undefined : await checkDestination(deps, realm, editor, change.stream_id, now);

@@ -17,7 +17,6 @@ import { messageAudience } from '../queries/message-audience.js';
 import { editStore } from '../store/edit-store.js';
 import { messageStore } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
-import { ensureRealm, resolveUsers } from './read-model.js';
 
 export interface ReactionRequest {
   actor: Actor;
@@ -51,8 +50,7 @@ function requestedEmoji(r: ReactionRequest, name: string, realmEmoji: readonly R
 }
 
 async function notifyReaction(deps: MessagesDeps, tx: Queryable, op: 'add' | 'remove', actor: Actor, reaction: ReactionRow, audience: { userIds: number[]; publicStream: boolean }) {
-  const { users } = await resolveUsers(deps, tx, actor.realm_id, [actor.user_id], []);
-  const me = users[0];
+  const me = (await deps.directory.resolveUsers(tx, actor.realm_id, [actor.user_id])).found[0];
   await addToOutbox(tx, 'messages', eventsInbox.notify, {
     realm_id: actor.realm_id,
     users: audience.userIds,
@@ -75,7 +73,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
   const { actor } = r;
   if (r.emoji_name === undefined) throw requestVariableMissing('emoji_name');
   const name = r.emoji_name;
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const realmEmoji = await realmEmojiOf(deps.pool, actor.realm_id);
   const emoji = requestedEmoji(r, name, realmEmoji);
@@ -97,7 +95,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
 
 export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
   const { actor } = r;
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const { row } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   let code = r.emoji_code;
   let type = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);

@@ -1,125 +1,80 @@
 /**
- * Keeping the read models of users, realms, streams and subscribers: applying the owners'
- * domain events, and — for read-your-writes — asking the owner synchronously when the read
+ * Keeping the read models of streams and subscribers, and feeding the directory copy
+ * (@zc/shared/directory, deps.directory): applying the owners' domain events, and — for read-your-writes — asking the owner synchronously when the read
  * model does not know something yet, then storing the answer.
  */
-import type { EventMeta } from '@zc/shared/bus';
-import {
-  subscriptionsEvents,
-  subscriptionsRpc,
-  users,
-  usersEvents,
-  type Linkifier,
-  type RealmRecord,
-  type StreamRecord,
-  type SubscribersChange,
-  type UserRecord,
-} from '@zc/shared/contracts';
-import { badRequest, isAppError } from '@zc/shared/errors';
-import { transaction, type Queryable } from '@zc/shared/db';
+import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
+import { subscriptionsEvents, subscriptionsRpc, usersEvents, type StreamRecord } from '@zc/shared/contracts';
+import { isAppError } from '@zc/shared/errors';
+import { transaction } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
-import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { readModelStore, type StreamRow } from '../store/read-model-store.js';
 import { renderStore } from '../store/render-store.js';
 
+/** The users service's events this service consumes: its directory copy, linkifiers and alert words. */
+export const USERS_READ_MODEL_EVENTS = Object.values(usersEvents);
+/** The subscriptions service's events the read models follow (the announcements have their own consumer). */
+export const SUBSCRIPTIONS_READ_MODEL_EVENTS = [
+  subscriptionsEvents.streamCreated,
+  subscriptionsEvents.streamUpdated,
+  subscriptionsEvents.subscribersAdded,
+  subscriptionsEvents.subscribersRemoved,
+  subscriptionsEvents.subscriptionUpdated,
+  subscriptionsEvents.userTopicChanged,
+] as const;
+
 /** Applies one users-service domain event. */
-export async function applyUsersEvent(deps: MessagesDeps, subject: string, payload: unknown): Promise<void> {
+export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload]: DeliveredArgs<typeof USERS_READ_MODEL_EVENTS, EventMeta>): Promise<void> {
   switch (subject) {
     case usersEvents.realmCreated.subject:
     case usersEvents.realmUpdated.subject:
-      await readModelStore.upsertRealm(deps.pool, payload as RealmRecord);
+      await deps.directory.apply([subject, payload]);
       return;
     case usersEvents.userCreated.subject:
     case usersEvents.userUpdated.subject:
-      await readModelStore.upsertUsers(deps.pool, [payload as UserRecord]);
-      deps.render.applyEvent(subject, payload);
+      await deps.directory.apply([subject, payload]);
+      deps.render.applyUser(payload);
       return;
-    case usersEvents.linkifiersChanged.subject: {
-      const p = payload as { realm_id: number; linkifiers: Linkifier[] };
-      await renderStore.setRealmLinkifiers(deps.pool, p.realm_id, p.linkifiers);
-      deps.render.applyEvent(subject, payload);
+    case usersEvents.linkifiersChanged.subject:
+      await renderStore.setRealmLinkifiers(deps.pool, payload.realm_id, payload.linkifiers);
+      deps.render.setLinkifiers(payload.realm_id, payload.linkifiers);
       return;
-    }
-    case usersEvents.alertWordsChanged.subject: {
-      const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
-      await renderStore.setAlertWords(deps.pool, p.realm_id, p.user_id, p.alert_words);
-      deps.render.applyEvent(subject, payload);
+    case usersEvents.alertWordsChanged.subject:
+      await renderStore.setAlertWords(deps.pool, payload.realm_id, payload.user_id, payload.alert_words);
+      deps.render.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words);
       return;
-    }
     default:
       return;
   }
 }
 
 /** Applies one subscriptions-service domain event. */
-export async function applySubscriptionsEvent(deps: MessagesDeps, subject: string, payload: unknown, _meta?: EventMeta): Promise<void> {
+export async function applySubscriptionsEvent(
+  deps: MessagesDeps,
+  ...[subject, payload]: DeliveredArgs<typeof SUBSCRIPTIONS_READ_MODEL_EVENTS, EventMeta>
+): Promise<void> {
   switch (subject) {
     case subscriptionsEvents.streamCreated.subject:
     case subscriptionsEvents.streamUpdated.subject:
-      await readModelStore.upsertStream(deps.pool, payload as StreamRecord);
-      deps.render.applyEvent(subject, payload);
+      await readModelStore.upsertStream(deps.pool, payload);
+      deps.render.applyStream(payload);
       return;
-    case subscriptionsEvents.subscribersAdded.subject: {
-      const c = payload as SubscribersChange;
-      await readModelStore.addSubscribers(deps.pool, c.stream_id, c.user_ids);
+    case subscriptionsEvents.subscribersAdded.subject:
+      await readModelStore.addSubscribers(deps.pool, payload.stream_id, payload.user_ids);
       return;
-    }
-    case subscriptionsEvents.subscribersRemoved.subject: {
-      const c = payload as SubscribersChange;
-      await readModelStore.removeSubscribers(deps.pool, c.stream_id, c.user_ids);
+    case subscriptionsEvents.subscribersRemoved.subject:
+      await readModelStore.removeSubscribers(deps.pool, payload.stream_id, payload.user_ids);
       return;
-    }
-    case subscriptionsEvents.subscriptionUpdated.subject: {
-      const c = payload as { stream_id: number; user_id: number; property: string; value: unknown };
-      if (c.property === 'is_muted') await readModelStore.setSubscriptionMuted(deps.pool, c.stream_id, c.user_id, c.value === true);
-      if (c.property === 'in_home_view') await readModelStore.setSubscriptionMuted(deps.pool, c.stream_id, c.user_id, c.value === false);
+    case subscriptionsEvents.subscriptionUpdated.subject:
+      if (payload.property === 'is_muted') await readModelStore.setSubscriptionMuted(deps.pool, payload.stream_id, payload.user_id, payload.value === true);
+      if (payload.property === 'in_home_view') await readModelStore.setSubscriptionMuted(deps.pool, payload.stream_id, payload.user_id, payload.value === false);
       return;
-    }
-    case subscriptionsEvents.userTopicChanged.subject: {
-      const c = payload as { user_id: number; stream_id: number; topic_name: string; visibility_policy: number };
-      await readModelStore.setUserTopic(deps.pool, c.user_id, c.stream_id, c.topic_name, c.visibility_policy);
+    case subscriptionsEvents.userTopicChanged.subject:
+      await readModelStore.setUserTopic(deps.pool, payload.user_id, payload.stream_id, payload.topic_name, payload.visibility_policy);
       return;
-    }
     default:
       return;
   }
-}
-
-/** The realm, fetched with all its users from the users service if we have not heard of it. */
-export async function ensureRealm(deps: MessagesDeps, realmId: number): Promise<RealmRow> {
-  const known = await readModelStore.findRealm(deps.pool, realmId);
-  if (known) return known;
-  const snap = await deps.bus.request(users.realmSnapshot, { realm_id: realmId });
-  await transaction(deps.pool, async (tx) => {
-    await readModelStore.upsertRealm(tx, snap.realm);
-    await readModelStore.upsertUsers(tx, snap.users);
-  });
-  const realm = await readModelStore.findRealm(deps.pool, realmId);
-  if (!realm) throw badRequest('Invalid realm');
-  return realm;
-}
-
-export interface ResolvedUsers {
-  users: UserRow[];
-  missingIds: number[];
-  missingEmails: string[];
-}
-
-/** Users by ids and emails from the read model, asking the users service about the rest. */
-export async function resolveUsers(deps: MessagesDeps, q: Queryable, realmId: number, ids: readonly number[], emails: readonly string[]): Promise<ResolvedUsers> {
-  const found = new Map<number, UserRow>();
-  for (const u of await readModelStore.usersByIds(q, realmId, ids)) found.set(u.id, u);
-  for (const u of await readModelStore.usersByEmails(q, realmId, emails)) found.set(u.id, u);
-  const hasEmail = (e: string) => [...found.values()].some((u) => u.email.toLowerCase() === e.toLowerCase() || u.delivery_email.toLowerCase() === e.toLowerCase());
-  let missingIds = ids.filter((id) => !found.has(id));
-  let missingEmails = emails.filter((e) => !hasEmail(e));
-  if (missingIds.length || missingEmails.length) {
-    const reply = await deps.bus.request(users.resolve, { realm_id: realmId, user_ids: missingIds, emails: missingEmails });
-    await readModelStore.upsertUsers(deps.pool, reply.users);
-    for (const u of await readModelStore.usersByIds(deps.pool, realmId, reply.users.map((x) => x.user_id))) found.set(u.id, u);
-    missingIds = missingIds.filter((id) => !found.has(id));
-    missingEmails = missingEmails.filter((e) => !hasEmail(e));
-  }
-  return { users: [...found.values()], missingIds, missingEmails };
 }
 
 export interface StreamAccessView {

@@ -146,59 +146,38 @@ export class RenderContextCache {
     else data.alertWords.set(userId, [...words]);
   }
 
-  /** Applies one domain event of the users or subscriptions service (ignores the others). */
-  applyEvent(subject: string, payload: unknown): void {
-    switch (subject) {
-      case usersEvents.userCreated.subject:
-      case usersEvents.userUpdated.subject:
-        this.applyUser(payload as UserRecord);
-        return;
-      case usersEvents.linkifiersChanged.subject: {
-        const p = payload as { realm_id: number; linkifiers: Linkifier[] };
-        this.setLinkifiers(p.realm_id, p.linkifiers);
-        return;
-      }
-      case usersEvents.alertWordsChanged.subject: {
-        const p = payload as { realm_id: number; user_id: number; alert_words: string[] };
-        this.setAlertWords(p.realm_id, p.user_id, p.alert_words);
-        return;
-      }
-      case subscriptionsEvents.streamCreated.subject:
-      case subscriptionsEvents.streamUpdated.subject:
-        this.applyStream(payload as StreamRecord);
-        return;
-      default:
-        return;
-    }
-  }
-
-  /** Every replica hears every change (plain subscriptions, not a queue group); returns a stop function. */
+  /** Every replica hears every change (Bus.listen: not a queue group); returns a stop function. */
   listen(bus: Bus): () => void {
-    const contracts = [
-      usersEvents.userCreated,
-      usersEvents.userUpdated,
-      usersEvents.linkifiersChanged,
-      usersEvents.alertWordsChanged,
-      subscriptionsEvents.streamCreated,
-      subscriptionsEvents.streamUpdated,
-    ];
-    const subs = contracts.map((c) =>
-      bus.nc.subscribe(bus.subject(c.subject), {
-        callback: (err, msg) => {
-          if (err) return;
-          try {
-            this.applyEvent(c.subject, msg.json());
-          } catch {
-            /* a malformed event is its producer's to report; the TTL reload repairs us */
-          }
-        },
-      }),
-    );
-    return () => {
-      for (const s of subs) s.unsubscribe();
-    };
+    return bus.listen(RENDER_EVENTS, (...[subject, payload]) => {
+      switch (subject) {
+        case usersEvents.userCreated.subject:
+        case usersEvents.userUpdated.subject:
+          this.applyUser(payload);
+          return;
+        case usersEvents.linkifiersChanged.subject:
+          this.setLinkifiers(payload.realm_id, payload.linkifiers);
+          return;
+        case usersEvents.alertWordsChanged.subject:
+          this.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words);
+          return;
+        case subscriptionsEvents.streamCreated.subject:
+        case subscriptionsEvents.streamUpdated.subject:
+          this.applyStream(payload);
+          return;
+      }
+    });
   }
 }
+
+/** The owners' domain events that change what the renderer looks up. */
+const RENDER_EVENTS = [
+  usersEvents.userCreated,
+  usersEvents.userUpdated,
+  usersEvents.linkifiersChanged,
+  usersEvents.alertWordsChanged,
+  subscriptionsEvents.streamCreated,
+  subscriptionsEvents.streamUpdated,
+] as const;
 
 /** The RenderContext lookups over one realm's data. */
 export function renderContextOf(

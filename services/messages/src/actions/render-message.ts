@@ -8,7 +8,6 @@ import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
 import { renderContent, topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import type { RealmRow } from '../store/read-model-store.js';
-import { ensureRealm } from './read-model.js';
 import { alertWordsOfUsers, renderContextOf } from './render-context.js';
 
 export interface MessageToRender {
@@ -70,7 +69,7 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
  * render_message_backend: no recipients, so no one's alert words; no length check).
  */
 export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
   const data = await deps.render.forRealm(realm.id);
   return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons: false })).html;
 }

@@ -2,8 +2,9 @@
  * POST /messages (spec 4.2): check the request against the read models (stream, policies,
  * recipients), render, compute every recipient's flags, and hand the result to the writer.
  */
-import { Role, isAdmin, isGuest, isModerator, type Actor } from '@zc/shared/contracts';
+import { isAdmin, isGuest, isModerator, type Actor } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
+import { isNewMember, realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { FLAG_BITS } from '../lib/flags.js';
 import {
@@ -19,7 +20,7 @@ import { privateDisplayRecipient, toDisplayUser, toEventMessage, type SenderView
 import { RENDERER_VERSION } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import { RECIPIENT_HUDDLE, RECIPIENT_PERSONAL, readModelStore, type RealmRow, type SendContextRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
-import { confirmStreamWithOwner, ensureRealm, resolveUsers } from './read-model.js';
+import { confirmStreamWithOwner } from './read-model.js';
 import { StaleSendContext } from './send-context.js';
 import { renderMessage } from './render-message.js';
 import type { PreparedSend, SendWriter } from './send-writer.js';
@@ -44,8 +45,6 @@ export const streamDoesNotExist = (target: StreamTarget) =>
     ? new AppError('STREAM_DOES_NOT_EXIST', `Channel '${target.name}' does not exist`, 400, { stream: target.name })
     : new AppError('STREAM_DOES_NOT_EXIST', `Channel with ID '${target.stream_id}' does not exist`, 400, { stream_id: target.stream_id });
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /** Zulip's stream_post_policy check (spec 2.5: 1 anyone, 2 admins, 3 full members, 4 moderators). */
 export function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: RealmRow, now: Date): void {
   switch (stream.stream_post_policy) {
@@ -55,13 +54,10 @@ export function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: Realm
     case 4:
       if (!isModerator(sender)) throw badRequest('Only organization administrators and moderators can send to this channel.');
       return;
-    case 3: {
+    case 3:
       if (isGuest(sender)) throw badRequest('Guests cannot send to this channel.');
-      const waitingDays = Number(realm.settings.waiting_period_threshold ?? 0);
-      const isNew = sender.role >= Role.MEMBER && now.getTime() - sender.date_joined.getTime() < waitingDays * DAY_MS;
-      if (isNew) throw badRequest('New members cannot send to this channel.');
+      if (isNewMember(sender, realmSettings(realm.settings).waiting_period_threshold, now)) throw badRequest('New members cannot send to this channel.');
       return;
-    }
     default:
       return;
   }
@@ -128,13 +124,14 @@ async function checkPrivateTargets(deps: MessagesDeps, actor: Actor, sender: Use
   const targets = parsePrivateTargets(raw);
   const ids = 'user_ids' in targets ? targets.user_ids : [];
   const emails = 'emails' in targets ? targets.emails : [];
-  const resolved = await resolveUsers(deps, deps.pool, actor.realm_id, ids, emails);
-  if (resolved.missingEmails.length) throw badRequest(`Invalid email '${resolved.missingEmails[0]}'`);
-  if (resolved.missingIds.length) throw badRequest(`Invalid user ID ${resolved.missingIds[0]}`);
-  for (const u of resolved.users) {
+  const resolved = await deps.directory.resolveUsers(deps.pool, actor.realm_id, [...ids, ...emails], { deliveryEmails: true });
+  const missing = resolved.missing[0];
+  if (typeof missing === 'string') throw badRequest(`Invalid email '${missing}'`);
+  if (missing !== undefined) throw badRequest(`Invalid user ID ${missing}`);
+  for (const u of resolved.found) {
     if (!u.is_active && !u.is_bot) throw badRequest(`'${u.email}' is no longer using Zulip.`);
   }
-  const others = resolved.users.filter((u) => u.id !== sender.id);
+  const others = resolved.found.filter((u) => u.id !== sender.id);
   const everyone = [sender, ...others];
   if (others.length <= 1) {
     const receiver = others[0] ?? sender;
@@ -179,8 +176,8 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   const now = new Date();
   const known = await writer.contexts.get(actor.realm_id, actor.user_id, target, { fresh: opts.fresh });
   let readModelVersion = known.version;
-  const realm = known.realm ?? (await ensureRealm(deps, actor.realm_id));
-  const senderRow = known.sender ?? (await resolveUsers(deps, deps.pool, actor.realm_id, [actor.user_id], [])).users[0];
+  const realm = known.realm ?? (await deps.directory.ensureRealm(actor.realm_id));
+  const senderRow = known.sender ?? (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [actor.user_id])).found[0];
   if (!senderRow) throw badRequest('Invalid sender');
 
   let recipientId: number;

@@ -4,7 +4,8 @@
  * wording this server uses everywhere): what the request asks to change, who may edit
  * content or topics and move between streams, and the edit history entry (spec 2.3).
  */
-import { Role, isAdmin, isGuest, isModerator, type EditHistoryEntry } from '@zc/shared/contracts';
+import { isModerator, type EditHistoryEntry } from '@zc/shared/contracts';
+import { hasPolicyPermission, type PolicySubject, type RealmSettings } from '@zc/shared/policy';
 import { badRequest } from '@zc/shared/errors';
 import { normaliseTopic } from './message-input.js';
 
@@ -18,52 +19,19 @@ export function parsePropagateMode(raw: string): PropagateMode {
   return raw as PropagateMode;
 }
 
-/** Realm settings the edit rules read, with Zulip's defaults (the users service's DEFAULT_REALM_SETTINGS). */
-export interface EditSettings {
-  allow_message_editing: boolean;
-  /** null (or the legacy 0): no limit. */
-  message_content_edit_limit_seconds: number | null;
-  edit_topic_policy: number;
-  move_messages_between_streams_policy: number;
-  waiting_period_threshold: number;
-  allow_edit_history: boolean;
-}
+/** Realm settings the edit rules read (read them with @zc/shared/policy's realmSettings). */
+export type EditSettings = Pick<
+  RealmSettings,
+  | 'allow_message_editing'
+  | 'message_content_edit_limit_seconds'
+  | 'edit_topic_policy'
+  | 'move_messages_between_streams_policy'
+  | 'waiting_period_threshold'
+  | 'allow_edit_history'
+>;
 
-export function editSettingsOf(settings: Record<string, unknown>): EditSettings {
-  const pick = <T>(name: string, d: T): T => (settings[name] === undefined ? d : (settings[name] as T));
-  return {
-    allow_message_editing: pick('allow_message_editing', true),
-    message_content_edit_limit_seconds: pick<number | null>('message_content_edit_limit_seconds', 600),
-    edit_topic_policy: pick('edit_topic_policy', 5),
-    move_messages_between_streams_policy: pick('move_messages_between_streams_policy', 2),
-    waiting_period_threshold: pick('waiting_period_threshold', 0),
-    allow_edit_history: pick('allow_edit_history', true),
-  };
-}
-
-/** Zulip's Realm policy values. */
-export const Policy = { MEMBERS: 1, ADMINS: 2, FULL_MEMBERS: 3, MODERATORS: 4, EVERYONE: 5, NOBODY: 6, OWNERS: 7 } as const;
-
-export interface Editor {
+export interface Editor extends PolicySubject {
   user_id: number;
-  role: number;
-  date_joined: Date;
-}
-
-/** Zulip's UserProfile.has_permission for a realm policy setting. */
-export function hasPolicyPermission(user: Editor, policy: number, waitingPeriodDays: number, now: Date): boolean {
-  if (policy === Policy.NOBODY) return false;
-  if (policy === Policy.EVERYONE) return true;
-  if (user.role === Role.OWNER) return true;
-  if (policy === Policy.OWNERS) return false;
-  if (isAdmin(user)) return true;
-  if (policy === Policy.ADMINS) return false;
-  if (isModerator(user)) return true;
-  if (policy === Policy.MODERATORS) return false;
-  if (isGuest(user)) return false;
-  if (policy === Policy.MEMBERS) return true;
-  // Full members: members past the realm's waiting period.
-  return now.getTime() - user.date_joined.getTime() >= waitingPeriodDays * 24 * 3600 * 1000;
 }
 
 export interface EditTarget {

@@ -8,7 +8,6 @@ import { LIMITS, isGuest, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import type { Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
-import { ensureRealm } from '../actions/read-model.js';
 import { topicLinker } from '../actions/render-message.js';
 import { FLAG_BITS, flagNames } from '../lib/flags.js';
 import { toApiMessage } from '../lib/message-view.js';
@@ -151,7 +150,7 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   const terms = parseNarrow(r.narrow);
   const q = deps.pool;
   // Independent reads go out together, each on its own pool connection.
-  const [realm, plan] = await Promise.all([ensureRealm(deps, r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
+  const [realm, plan] = await Promise.all([deps.directory.ensureRealm(r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
   const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
@@ -229,7 +228,7 @@ export async function accessMessage(q: Queryable, viewer: Viewer, messageId: num
 }
 
 export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: number, applyMarkdown: boolean): Promise<{ message: Record<string, unknown>; raw_content: string }> {
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   const [message] = await renderForViewer(deps.pool, realm.subdomain, actor.realm_id, [{ ...row, viewer_flags: flags ?? FLAG_BITS.read | FLAG_BITS.historical }], [], {
     apply_markdown: applyMarkdown,
@@ -241,7 +240,7 @@ export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: nu
 /** GET /messages/matches_narrow: which of `ids` match, with their highlighted content and topic. */
 export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: readonly number[], narrow: unknown): Promise<Record<string, { match_content: string; match_subject: string }>> {
   const terms = parseNarrow(narrow);
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const plan = await planNarrow(deps.pool, viewerOf(actor), terms);
   const p = new SqlParams();
   // Only these ids' keyword matches are of interest (not every match of the word).

@@ -5,7 +5,7 @@ import { privateDisplayRecipient, toApiReaction, toDisplayUser, toEventMessage, 
 import type { TopicLink } from '../lib/render.js';
 import type { MessageRow } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
-import { readModelStore, type UserRow } from '../store/read-model-store.js';
+import { directoryRows, readModelStore, type UserRow } from '../store/read-model-store.js';
 
 const unknownUser = (id: number): UserRow => ({
   id,
@@ -16,6 +16,7 @@ const unknownUser = (id: number): UserRow => ({
   role: 400,
   is_active: false,
   is_bot: false,
+  is_system_bot: false,
   bot_owner_id: null,
   avatar_source: 'G',
   avatar_version: 1,
@@ -37,7 +38,7 @@ export async function hydrateMessages(
   // waits for one round trip here instead of three.
   const [recipients, senders, streamRows, reactions] = await Promise.all([
     readModelStore.recipientsByIds(q, privateRecipientIds),
-    readModelStore.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
+    directoryRows.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
     readModelStore.streamsByIds(q, streamIds),
     reactionStore.ofMessages(q, rows.map((r) => r.id)),
   ]);
@@ -50,7 +51,7 @@ export async function hydrateMessages(
     if (!list) reactionsOf.set(r.message_id, (list = []));
     list.push(r);
   }
-  for (const u of await readModelStore.usersByIds(q, realmId, others)) users.set(u.id, u);
+  for (const u of await directoryRows.usersByIds(q, realmId, others)) users.set(u.id, u);
   const streams = new Map(streamRows.map((s) => [s.id, s]));
   const user = (id: number) => users.get(id) ?? unknownUser(id);
   return rows.map((m) => {

@@ -9,7 +9,7 @@ import { isGuest } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 import { editStore } from '../store/edit-store.js';
 import type { MessageRow } from '../store/message-store.js';
-import { readModelStore } from '../store/read-model-store.js';
+import { directoryRows, readModelStore } from '../store/read-model-store.js';
 
 export interface MessageAudience {
   userIds: number[];
@@ -28,7 +28,7 @@ export async function messageAudience(q: Queryable, realmId: number, message: Pi
   if (!stream.invite_only) {
     // A public stream's message stays readable to non-guests who are not subscribed.
     const others = holders.filter((id) => !subscribers.has(id));
-    for (const u of await readModelStore.usersByIds(q, realmId, others)) if (!isGuest(u)) audience.add(u.id);
+    for (const u of await directoryRows.usersByIds(q, realmId, others)) if (!isGuest(u)) audience.add(u.id);
   }
   return { userIds: [...audience].sort((a, b) => a - b), publicStream: !stream.invite_only };
 }

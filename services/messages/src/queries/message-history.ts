@@ -6,14 +6,13 @@
 import type { Actor, EditHistoryEntry } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import type { MessagesDeps } from '../deps.js';
-import { ensureRealm } from '../actions/read-model.js';
-import { editSettingsOf } from '../lib/edit-rules.js';
+import { realmSettings } from '@zc/shared/policy';
 import { htmlDiff } from '../lib/html-diff.js';
 import { accessMessage, viewerOf } from './get-messages.js';
 
 export async function getMessageHistory(deps: MessagesDeps, actor: Actor, messageId: number): Promise<{ message_history: Record<string, unknown>[] }> {
-  const realm = await ensureRealm(deps, actor.realm_id);
-  if (!editSettingsOf(realm.settings).allow_edit_history) throw badRequest('Message edit history is disabled in this organization');
+  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  if (!realmSettings(realm.settings).allow_edit_history) throw badRequest('Message edit history is disabled in this organization');
   const { row } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   let content = row.content;
   let rendered = row.rendered_content;

@@ -15,7 +15,7 @@
 import type { Queryable } from '@zc/shared/db';
 import { HISTORICAL_FLAGS, FLAG_BITS } from '../lib/flags.js';
 import { badNarrow, type Term } from '../lib/narrow.js';
-import { readModelStore, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { directoryRows, readModelStore, type StreamRow, type UserRow } from '../store/read-model-store.js';
 
 export interface Viewer {
   realmId: number;
@@ -85,7 +85,7 @@ async function usersOf(q: Queryable, viewer: Viewer, operand: string | number | 
     if (typeof x === 'number' || /^\d+$/.test(x)) ids.push(Number(x));
     else emails.push(x);
   }
-  const found = [...(await readModelStore.usersByIds(q, viewer.realmId, ids)), ...(await readModelStore.usersByEmails(q, viewer.realmId, emails))];
+  const found = [...(await directoryRows.usersByIds(q, viewer.realmId, ids)), ...(await directoryRows.usersByEmails(q, viewer.realmId, emails, { deliveryEmails: true }))];
   const byId = new Map(found.map((u) => [u.id, u]));
   const missing =
     ids.some((id) => !byId.has(id)) ||

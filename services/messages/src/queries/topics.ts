@@ -6,11 +6,11 @@
 import { isGuest, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import type { MessagesDeps } from '../deps.js';
-import { ensureRealm, streamAccessFor } from '../actions/read-model.js';
+import { streamAccessFor } from '../actions/read-model.js';
 import { topicStore, type TopicRow } from '../store/topic-store.js';
 
 export async function listStreamTopics(deps: MessagesDeps, actor: Actor, streamId: number): Promise<TopicRow[]> {
-  await ensureRealm(deps, actor.realm_id);
+  await deps.directory.ensureRealm(actor.realm_id);
   const { stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, { stream_id: streamId });
   // Zulip's access_stream_by_id: private streams and, for guests, every stream need a subscription.
   if (!stream || stream.is_archived || ((stream.invite_only || isGuest(actor)) && !subscribed)) throw badRequest('Invalid channel ID');

@@ -1,32 +1,19 @@
 /**
- * The read models this service keeps of other services' data: realms and users (users
- * service), streams, subscribers, muted streams and topics (subscriptions service), and the
- * recipients derived from them. Upserts are idempotent so redelivered events do no harm.
+ * The read models this service keeps of other services' data besides its copy of the
+ * directory of realms and users (@zc/shared/directory): streams, subscribers, muted streams
+ * and topics (subscriptions service), and the recipients derived from them. Upserts are
+ * idempotent so redelivered events do no harm.
  */
-import { Role, type RealmRecord, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
+import { Role, type StreamRecord } from '@zc/shared/contracts';
+import { DIRECTORY_REALM_COLUMNS, DIRECTORY_USER_COLUMNS, directoryStore, type DirectoryRealm, type DirectoryUser } from '@zc/shared/directory';
 import type { Queryable } from '@zc/shared/db';
 
-export interface RealmRow {
-  id: number;
-  subdomain: string;
-  url: string;
-  settings: Record<string, unknown>;
-}
+/** The realm and user rows of this service's copy of the directory (@zc/shared/directory). */
+export type RealmRow = DirectoryRealm;
+export type UserRow = DirectoryUser;
 
-export interface UserRow {
-  id: number;
-  realm_id: number;
-  email: string;
-  delivery_email: string;
-  full_name: string;
-  role: number;
-  is_active: boolean;
-  is_bot: boolean;
-  bot_owner_id: number | null;
-  avatar_source: string;
-  avatar_version: number;
-  date_joined: Date;
-}
+/** The directory tables' SQL in this schema, for queries that take a Queryable (no deps). */
+export const directoryRows = directoryStore('messages');
 
 export interface StreamRow {
   id: number;
@@ -51,7 +38,6 @@ export interface RecipientRow {
   user_ids: number[];
 }
 
-const USER_COLS = 'id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, bot_owner_id, avatar_source, avatar_version, date_joined';
 const STREAM_COLS = 'id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id';
 
 /** What a send needs from the read models, read in one round trip (see `sendContext`). */
@@ -96,8 +82,8 @@ export const readModelStore = {
          SELECT ${STREAM_COLS} FROM messages.stream
          WHERE realm_id = $1 AND (id = $3 OR ($3 IS NULL AND lower(name) = lower($4) AND NOT is_archived)) LIMIT 1)
        SELECT
-         (SELECT row_to_json(r) FROM (SELECT id, subdomain, url, settings FROM messages.realm WHERE id = $1) r) AS realm,
-         (SELECT row_to_json(u) FROM (SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
+         (SELECT row_to_json(r) FROM (SELECT ${DIRECTORY_REALM_COLUMNS} FROM messages.realm WHERE id = $1) r) AS realm,
+         (SELECT row_to_json(u) FROM (SELECT ${DIRECTORY_USER_COLUMNS} FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
          (SELECT row_to_json(s) FROM s) AS stream,
          ARRAY(SELECT sub.user_id::int FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id) AS subscriber_ids,
          EXISTS (SELECT 1 FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id
@@ -110,56 +96,17 @@ export const readModelStore = {
     return row;
   },
 
-  async upsertRealm(q: Queryable, r: RealmRecord): Promise<void> {
+  /**
+   * Bumps the read-model version of these realms (sorted): the directory's writes run this
+   * first in their transaction (its beforeWrite hook), as the statements below do with `bump`.
+   */
+  async bumpVersions(q: Queryable, realmIds: readonly number[]): Promise<void> {
     await q.query(
-      `WITH ${bump('SELECT $1::bigint')}
-       INSERT INTO messages.realm (id, subdomain, url, settings) SELECT $1, $2, $3, $4 WHERE ${AFTER_BUMP}
-       ON CONFLICT (id) DO UPDATE SET subdomain = EXCLUDED.subdomain, url = EXCLUDED.url, settings = EXCLUDED.settings`,
-      [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings)],
+      `INSERT INTO messages.read_model_version AS v (realm_id, version)
+       SELECT r, 1 FROM unnest($1::bigint[]) AS r ORDER BY r
+       ON CONFLICT (realm_id) DO UPDATE SET version = v.version + 1`,
+      [realmIds],
     );
-  },
-  async findRealm(q: Queryable, realmId: number): Promise<RealmRow | undefined> {
-    const { rows } = await q.query<RealmRow>('SELECT id, subdomain, url, settings FROM messages.realm WHERE id = $1', [realmId]);
-    return rows[0];
-  },
-
-  async upsertUsers(q: Queryable, users: readonly UserRecord[]): Promise<void> {
-    if (users.length === 0) return;
-    await q.query(
-      `WITH ${bump('SELECT (u->>\'realm_id\')::bigint FROM jsonb_array_elements($1::jsonb) AS u')}
-       INSERT INTO messages.user_account (${USER_COLS})
-       SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, realm_id bigint, email text, delivery_email text, full_name text,
-         role integer, is_active boolean, is_bot boolean, bot_owner_id bigint, avatar_source text, avatar_version integer, date_joined timestamptz)
-       WHERE ${AFTER_BUMP}
-       ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email, delivery_email = EXCLUDED.delivery_email, full_name = EXCLUDED.full_name,
-         role = EXCLUDED.role, is_active = EXCLUDED.is_active, is_bot = EXCLUDED.is_bot, bot_owner_id = EXCLUDED.bot_owner_id,
-         avatar_source = EXCLUDED.avatar_source, avatar_version = EXCLUDED.avatar_version`,
-      [JSON.stringify(users.map((u) => ({ ...u, id: u.user_id })))],
-    );
-  },
-  async usersByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<UserRow[]> {
-    if (ids.length === 0) return [];
-    const { rows } = await q.query<UserRow>(`SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND id = ANY($2::bigint[])`, [realmId, ids]);
-    return rows;
-  },
-  /** By display email or real address, case-insensitively. */
-  async usersByEmails(q: Queryable, realmId: number, emails: readonly string[]): Promise<UserRow[]> {
-    if (emails.length === 0) return [];
-    const lower = emails.map((e) => e.toLowerCase());
-    const { rows } = await q.query<UserRow>(
-      `SELECT ${USER_COLS} FROM messages.user_account
-       WHERE realm_id = $1 AND (lower(email) = ANY($2::text[]) OR lower(delivery_email) = ANY($2::text[]))`,
-      [realmId, lower],
-    );
-    return rows;
-  },
-  async usersByFullName(q: Queryable, realmId: number, names: readonly string[]): Promise<UserRow[]> {
-    if (names.length === 0) return [];
-    const { rows } = await q.query<UserRow>(
-      `SELECT ${USER_COLS} FROM messages.user_account WHERE realm_id = $1 AND lower(full_name) = ANY($2::text[])`,
-      [realmId, names.map((n) => n.toLowerCase())],
-    );
-    return rows;
   },
 
   /**

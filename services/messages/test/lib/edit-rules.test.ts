@@ -1,7 +1,8 @@
 import t from 'tap';
 import { Role } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
-import { checkEditPayload, checkEditPermission, editSettingsOf, hasPolicyPermission, moveNotices, Policy, topicResolution } from '../../src/lib/edit-rules.js';
+import { Policy, hasPolicyPermission, realmSettings } from '@zc/shared/policy';
+import { checkEditPayload, checkEditPermission, moveNotices, topicResolution } from '../../src/lib/edit-rules.js';
 import { htmlDiff } from '../../src/lib/html-diff.js';
 
 const now = new Date('2024-01-10T12:00:00Z');
@@ -10,7 +11,7 @@ const dm = { ...streamMsg, stream_id: null, topic: '' };
 const member = { user_id: 1, role: Role.MEMBER, date_joined: new Date('2020-01-01') };
 const other = { user_id: 2, role: Role.MEMBER, date_joined: new Date('2020-01-01') };
 const admin = { user_id: 3, role: Role.ADMINISTRATOR, date_joined: new Date('2020-01-01') };
-const defaults = editSettingsOf({});
+const defaults = realmSettings({});
 
 function errorOf(fn: () => unknown): string | undefined {
   try {
@@ -40,22 +41,22 @@ t.test('content: only the sender, administrators included, within the limit', as
   t.equal(errorOf(() => checkEditPermission(admin, streamMsg, { content: 'x', propagate_mode: 'change_one' }, defaults, now)), "You don't have permission to edit this message");
   const old = { ...streamMsg, date_sent: new Date(now.getTime() - 621_000) };
   t.equal(errorOf(() => checkEditPermission(member, old, { content: 'x', propagate_mode: 'change_one' }, defaults, now)), 'The time limit for editing this message has passed');
-  t.equal(errorOf(() => checkEditPermission(member, old, { content: 'x', propagate_mode: 'change_one' }, editSettingsOf({ message_content_edit_limit_seconds: null }), now)), undefined);
-  t.equal(errorOf(() => checkEditPermission(member, streamMsg, { content: 'x', propagate_mode: 'change_one' }, editSettingsOf({ allow_message_editing: false }), now)), 'Your organization has turned off message editing');
+  t.equal(errorOf(() => checkEditPermission(member, old, { content: 'x', propagate_mode: 'change_one' }, realmSettings({ message_content_edit_limit_seconds: null }), now)), undefined);
+  t.equal(errorOf(() => checkEditPermission(member, streamMsg, { content: 'x', propagate_mode: 'change_one' }, realmSettings({ allow_message_editing: false }), now)), 'Your organization has turned off message editing');
 });
 
 t.test('topics and moves follow the realm policies', async (t) => {
   const topic = { topic: 'new', propagate_mode: 'change_one' as const };
   t.equal(errorOf(() => checkEditPermission(other, streamMsg, topic, defaults, now)), undefined, 'edit_topic_policy everyone');
-  t.equal(errorOf(() => checkEditPermission(other, streamMsg, topic, editSettingsOf({ edit_topic_policy: Policy.ADMINS }), now)), "You don't have permission to edit this message");
-  t.equal(errorOf(() => checkEditPermission(admin, streamMsg, topic, editSettingsOf({ edit_topic_policy: Policy.ADMINS }), now)), undefined);
+  t.equal(errorOf(() => checkEditPermission(other, streamMsg, topic, realmSettings({ edit_topic_policy: Policy.ADMINS_ONLY }), now)), "You don't have permission to edit this message");
+  t.equal(errorOf(() => checkEditPermission(admin, streamMsg, topic, realmSettings({ edit_topic_policy: Policy.ADMINS_ONLY }), now)), undefined);
   const ancient = { ...streamMsg, date_sent: new Date(now.getTime() - 4 * 24 * 3600 * 1000) };
   t.equal(errorOf(() => checkEditPermission(other, ancient, topic, defaults, now)), "The time limit for editing this message's topic has passed");
   const move = { stream_id: 6, propagate_mode: 'change_one' as const };
   t.equal(errorOf(() => checkEditPermission(member, streamMsg, move, defaults, now)), "You don't have permission to move this message");
   t.equal(errorOf(() => checkEditPermission(admin, streamMsg, move, defaults, now)), undefined);
-  t.equal(hasPolicyPermission({ ...member, date_joined: now }, Policy.FULL_MEMBERS, 3, now), false, 'a new member is not a full member');
-  t.equal(hasPolicyPermission({ ...member, role: Role.GUEST }, Policy.MEMBERS, 0, now), false);
+  t.equal(hasPolicyPermission({ ...member, date_joined: now }, Policy.FULL_MEMBERS_ONLY, 3, now), false, 'a new member is not a full member');
+  t.equal(hasPolicyPermission({ ...member, role: Role.GUEST }, Policy.MEMBERS_ONLY, 0, now), false);
 });
 
 t.test('resolving, and the move notices', async (t) => {

@@ -8,12 +8,15 @@ import { Role, subscriptionsEvents, type SubscribeReply, type SubscribeRequest }
 import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
-import { streamAudience, peerRecipients, type RealmPeople } from '../lib/audience.js';
+import type { RealmPeople } from '@zc/shared/directory';
+import { streamAudience, peerRecipients } from '../lib/audience.js';
 import { streamCreateEvent, subscriptionAddEvent, peerEvent } from '../lib/client-events.js';
 import { isHexColor, pickColors } from '../lib/colors.js';
 import { pushTo } from '../lib/group-by.js';
 import { insufficientPermission, ownerRequired, unableToAccessStream, webPublicNotEnabled } from '../lib/errors.js';
-import { canAccessStream, canCreateStream, canSeeStream, canSubscribeOthers, hasPolicyPermission, type Member } from '../lib/policy.js';
+import type { DirectoryUser } from '@zc/shared/directory';
+import { hasPolicyPermission, type PolicySubject } from '@zc/shared/policy';
+import { canAccessStream, canCreateStream, canSeeStream, canSubscribeOthers } from '../lib/policy.js';
 import { renderDescription } from '../lib/render-description.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { checkStreamName, historyPublicToSubscribers, normaliseDescription, normaliseStreamName, parseMessageRetentionDays, streamPostPolicy } from '../lib/stream-rules.js';
@@ -22,8 +25,7 @@ import { administratorsGroupId } from '../lib/system-groups.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type NewStream, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type NewSubscription, type Pair, type SubscriptionRow } from '../store/subscription-store.js';
-import type { UserEntry } from '../store/directory-store.js';
-import { activePrincipals, ensureRealm, realmPeople, requireUser, type Realm } from './directory.js';
+import { activePrincipals, ensureRealm, type Realm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 
 /** A stream named in the request, normalised. */
@@ -61,10 +63,10 @@ function wantedStreams(r: SubscribeRequest): WantedStream[] {
   return out;
 }
 
-function newStreamSettings(deps: SubscriptionsDeps, r: SubscribeRequest, realm: Realm, me: Member): NewStreamSettings {
+function newStreamSettings(deps: SubscriptionsDeps, r: SubscribeRequest, realm: Realm, me: PolicySubject): NewStreamSettings {
   if (r.is_web_public) {
-    if (!deps.settings.webPublicStreamsEnabled || !realm.policies.enable_spectator_access) throw webPublicNotEnabled();
-    if (!hasPolicyPermission(me, realm.policies.create_web_public_stream_policy, realm.policies.waiting_period_threshold)) {
+    if (!deps.settings.webPublicStreamsEnabled || !realm.settings.enable_spectator_access) throw webPublicNotEnabled();
+    if (!hasPolicyPermission(me, realm.settings.create_web_public_stream_policy, realm.settings.waiting_period_threshold)) {
       throw insufficientPermission();
     }
     if (r.invite_only) throw badRequest('Invalid parameters');
@@ -79,10 +81,10 @@ function newStreamSettings(deps: SubscriptionsDeps, r: SubscribeRequest, realm: 
 }
 
 /** The users to subscribe: the principals (all active users of the realm), or the caller. */
-async function subscribers(deps: SubscriptionsDeps, r: SubscribeRequest, me: UserEntry, member: Member, realm: Realm): Promise<UserEntry[]> {
+async function subscribers(deps: SubscriptionsDeps, r: SubscribeRequest, me: DirectoryUser, member: PolicySubject, realm: Realm): Promise<DirectoryUser[]> {
   const principals = r.principals ?? [];
   if (principals.length === 0) return [me];
-  if (!canSubscribeOthers(member, realm.policies)) throw insufficientPermission();
+  if (!canSubscribeOthers(member, realm.settings)) throw insufficientPermission();
   return activePrincipals(deps, realm.id, principals);
 }
 
@@ -99,9 +101,9 @@ export async function checkAddSubscriptions(deps: SubscriptionsDeps, r: Subscrib
 async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): Promise<SubscribeReply> {
   const { actor } = r;
   const realm = await ensureRealm(deps, actor.realm_id);
-  const me = await requireUser(deps, deps.pool, realm.id, actor.user_id);
+  const me = await deps.directory.requireUser(deps.pool, realm.id, actor.user_id);
   // The role the gateway authenticated is the current one; the read model gives the join date.
-  const member: Member = { role: actor.role, date_joined: me.date_joined };
+  const member: PolicySubject = { role: actor.role, date_joined: me.date_joined };
 
   const wanted = wantedStreams(r);
   const settings = newStreamSettings(deps, r, realm, member);
@@ -110,7 +112,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
   const byName = new Map(existing.map((s) => [s.name.toLowerCase(), s]));
   const missing = wanted.filter((w) => !byName.has(w.name.toLowerCase()));
   if (missing.length > 0) {
-    if (!canCreateStream(member, realm.policies, settings)) throw insufficientPermission();
+    if (!canCreateStream(member, realm.settings, settings)) throw insufficientPermission();
     // Zulip lets only owners choose a retention period for new streams.
     if (r.message_retention_days !== undefined && actor.role !== Role.OWNER) throw ownerRequired();
   }
@@ -149,7 +151,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
     }
     const targets = [...authorized, ...created];
     const added = await subscribeAll(tx, targets, users, colorOf);
-    await writeEvents(tx, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
+    await writeEvents(deps, tx, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
     return summarise(targets, users, added);
   });
   if (!r.authorization_errors_fatal) reply.unauthorized = unauthorized.map((s) => s.name);
@@ -157,7 +159,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
 }
 
 /** Activates every (user, stream) pair; new rows get the request's color or the user's next palette color. */
-async function subscribeAll(tx: Queryable, streams: readonly StreamRow[], users: readonly UserEntry[], colorOf: Map<string, string>): Promise<Pair[]> {
+async function subscribeAll(tx: Queryable, streams: readonly StreamRow[], users: readonly DirectoryUser[], colorOf: Map<string, string>): Promise<Pair[]> {
   const userIds = users.map((u) => u.id);
   const streamIds = streams.map((s) => s.id);
   const rows = new Set((await subscriptionStore.listRows(tx, userIds, streamIds)).map((s) => `${s.user_id}:${s.stream_id}`));
@@ -178,7 +180,7 @@ async function subscribeAll(tx: Queryable, streams: readonly StreamRow[], users:
   return subscriptionStore.activate(tx, subs);
 }
 
-function summarise(streams: readonly StreamRow[], users: readonly UserEntry[], added: readonly Pair[]): SubscribeReply {
+function summarise(streams: readonly StreamRow[], users: readonly DirectoryUser[], added: readonly Pair[]): SubscribeReply {
   const isNew = new Set(added.map((p) => `${p.user_id}:${p.stream_id}`));
   const subscribed: Record<string, string[]> = {};
   const already: Record<string, string[]> = {};
@@ -197,7 +199,7 @@ interface Changes {
   announce: boolean;
   created: StreamRow[];
   targets: StreamRow[];
-  users: readonly UserEntry[];
+  users: readonly DirectoryUser[];
   added: Pair[];
 }
 
@@ -206,7 +208,7 @@ interface Changes {
  * subscribers could not see before, the domain facts, each user's subscription add, then
  * peer_add to everyone else who follows the stream's subscribers.
  */
-async function writeEvents(tx: Queryable, c: Changes): Promise<void> {
+async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): Promise<void> {
   const realmId = c.realm.id;
   const addedTo = new Map<number, number[]>(); // stream id → users newly subscribed
   const addedFor = new Map<number, number[]>(); // user id → streams newly subscribed
@@ -218,7 +220,7 @@ async function writeEvents(tx: Queryable, c: Changes): Promise<void> {
   const streamById = new Map(c.targets.map((s) => [s.id, s]));
   const touched = c.targets.filter((s) => addedTo.has(s.id));
   const subscribersOf = await subscriptionStore.listSubscriberIds(tx, c.targets.map((s) => s.id));
-  const people: RealmPeople = await realmPeople(tx, realmId);
+  const people: RealmPeople = await deps.directory.realmPeople(tx, realmId);
   const stats = await streamStatsStore.statsFor(tx, touched.map((s) => s.id), isoDay());
   const roleOf = new Map(c.users.map((u) => [u.id, u.role]));
 

@@ -11,12 +11,13 @@ import { peerRecipients } from '../lib/audience.js';
 import { pushTo } from '../lib/group-by.js';
 import { peerEvent, subscriptionRemoveEvent } from '../lib/client-events.js';
 import { insufficientPermission, streamDoesNotExist } from '../lib/errors.js';
-import { canSeeStream, isAdminRole } from '../lib/policy.js';
+import type { DirectoryUser } from '@zc/shared/directory';
+import { isAdminRole } from '@zc/shared/policy';
+import { canSeeStream } from '../lib/policy.js';
 import { normaliseStreamName } from '../lib/stream-rules.js';
-import type { UserEntry } from '../store/directory-store.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type Pair } from '../store/subscription-store.js';
-import { activePrincipals, ensureRealm, realmPeople, requireUser } from './directory.js';
+import { activePrincipals, ensureRealm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 
 export interface UnsubscribeInput {
@@ -25,8 +26,8 @@ export interface UnsubscribeInput {
   principals?: number[] | string[];
 }
 
-async function targets(deps: SubscriptionsDeps, actor: Actor, principals: ReadonlyArray<number | string>): Promise<UserEntry[]> {
-  if (principals.length === 0) return [await requireUser(deps, deps.pool, actor.realm_id, actor.user_id)];
+async function targets(deps: SubscriptionsDeps, actor: Actor, principals: ReadonlyArray<number | string>): Promise<DirectoryUser[]> {
+  if (principals.length === 0) return [await deps.directory.requireUser(deps.pool, actor.realm_id, actor.user_id)];
   return activePrincipals(deps, actor.realm_id, principals);
 }
 
@@ -34,7 +35,7 @@ async function targets(deps: SubscriptionsDeps, actor: Actor, principals: Readon
  * Whether the actor may remove `others` from `stream`: they must see the stream, and be an
  * administrator (members of its can_remove_subscribers_group) or own every bot removed.
  */
-function mayRemoveOthers(actor: Actor, stream: StreamRow, actorSubscribed: boolean, others: readonly UserEntry[]): boolean {
+function mayRemoveOthers(actor: Actor, stream: StreamRow, actorSubscribed: boolean, others: readonly DirectoryUser[]): boolean {
   if (!canSeeStream(actor.role, stream, actorSubscribed)) return false;
   return isAdminRole(actor.role) || others.every((u) => u.is_bot && u.bot_owner_id === actor.user_id);
 }
@@ -62,7 +63,7 @@ export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: Unsub
     // One lock order for every request, so concurrent changes cannot deadlock each other.
     const pairs = users.flatMap((u) => streams.map((s) => ({ user_id: u.id, stream_id: s.id }))).sort(byUserThenStream);
     const removed = await subscriptionStore.deactivate(tx, pairs);
-    await writeEvents(tx, actor.realm_id, streams, removed);
+    await writeEvents(deps, tx, actor.realm_id, streams, removed);
     const isRemoved = new Set(removed.map((p) => `${p.user_id}:${p.stream_id}`));
     const out = { removed: [] as string[], not_removed: [] as string[] };
     for (const u of users) {
@@ -73,7 +74,7 @@ export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: Unsub
 }
 
 /** The domain facts, a subscription remove to each removed user, then peer_remove to the rest. */
-async function writeEvents(tx: Queryable, realmId: number, streams: readonly StreamRow[], removed: readonly Pair[]): Promise<void> {
+async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, realmId: number, streams: readonly StreamRow[], removed: readonly Pair[]): Promise<void> {
   if (removed.length === 0) return;
   const removedFrom = new Map<number, number[]>(); // stream id → users removed
   const removedFor = new Map<number, number[]>(); // user id → streams left
@@ -92,7 +93,7 @@ async function writeEvents(tx: Queryable, realmId: number, streams: readonly Str
     await notifyUsers(tx, realmId, [userId], subscriptionRemoveEvent(left.map((s) => ({ stream_id: s.id, name: s.name }))));
   }
   const subscribersOf = await subscriptionStore.listSubscriberIds(tx, touched.map((s) => s.id));
-  const people = await realmPeople(tx, realmId);
+  const people = await deps.directory.realmPeople(tx, realmId);
   for (const s of touched) {
     const altered = removedFrom.get(s.id) ?? [];
     await notifyUsers(tx, realmId, peerRecipients(s, subscribersOf.get(s.id) ?? [], people, altered), peerEvent('peer_remove', [s.id], altered));

@@ -3,16 +3,8 @@
  * active user for a web-public stream, non-guests and subscribed guests for a public one,
  * and subscribers plus administrators for a private one.
  */
+import type { RealmPeople } from '@zc/shared/directory';
 import type { StreamPrivacy } from './policy.js';
-
-export interface RealmPeople {
-  /** Active users, guests included. */
-  everyone: readonly number[];
-  /** Active users who are not guests. */
-  members: readonly number[];
-  /** Active administrators and owners. */
-  admins: readonly number[];
-}
 
 export function streamAudience(stream: StreamPrivacy, subscribers: readonly number[], people: RealmPeople): number[] {
   const ids = new Set<number>(subscribers);

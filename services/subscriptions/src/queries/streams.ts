@@ -3,9 +3,10 @@ import type { Actor } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
-import { ensureRealm, requireUser } from '../actions/directory.js';
+import { isAdminRole, isGuestRole } from '@zc/shared/policy';
+import { ensureRealm } from '../actions/directory.js';
 import { invalidStreamId, invalidStreamName } from '../lib/errors.js';
-import { canAccessStream, canSeeStream, isAdminRole, isGuestRole } from '../lib/policy.js';
+import { canAccessStream, canSeeStream } from '../lib/policy.js';
 import { isoDay, toApiStream } from '../lib/stream-view.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
@@ -38,7 +39,7 @@ export async function selectStreams(deps: SubscriptionsDeps, q: Queryable, actor
   const defaults = new Set(f.include_default ? await streamStore.listDefaultStreamIds(q, actor.realm_id) : []);
   let owners = new Set<number>();
   if (f.include_owner_subscribed && actor.is_bot) {
-    const me = await requireUser(deps, q, actor.realm_id, actor.user_id);
+    const me = await deps.directory.requireUser(q, actor.realm_id, actor.user_id);
     if (me.bot_owner_id !== null) owners = new Set(await subscriptionStore.listSubscribedStreamIds(q, me.bot_owner_id));
   }
   const includePublic = f.include_public && !isGuestRole(actor.role);

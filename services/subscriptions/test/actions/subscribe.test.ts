@@ -5,8 +5,7 @@
 import t from 'tap';
 import { checkAddSubscriptions } from '../../src/actions/subscribe.js';
 import type { SubscriptionsDeps } from '../../src/deps.js';
-import { Policy } from '../../src/lib/policy.js';
-import { directoryStore } from '../../src/store/directory-store.js';
+import { Policy } from '@zc/shared/policy';
 import { streamStore } from '../../src/store/stream-store.js';
 import { REALM_ID, subscriptionsTestDb, type Person } from '../helpers.js';
 
@@ -24,7 +23,7 @@ t.test('subscribe action', async (t) => {
   const db = await subscriptionsTestDb(t, { webPublicStreamsEnabled: true });
   const { owner, admin, member, other, guest } = db.people;
   const setRealm = (settings: Record<string, unknown>) =>
-    directoryStore.upsertRealm(db.pool, { realm_id: REALM_ID, subdomain: '', name: 'Elsinore', description: '', deactivated: false, url: 'http://zulip.test:9991', settings, date_created: 0 });
+    db.deps.directory.store.upsertRealm(db.pool, { realm_id: REALM_ID, subdomain: '', name: 'Elsinore', description: '', deactivated: false, url: 'http://zulip.test:9991', settings, date_created: 0 });
   const rejection = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
   t.test('owners create web-public streams, which every user hears of', async (t) => {

@@ -1,7 +1,6 @@
 /** The stores against real PostgreSQL: constraints, upserts and the questions each method answers. */
 import t from 'tap';
 import { isUniqueViolation } from '@zc/shared/db';
-import { directoryStore } from '../../src/store/directory-store.js';
 import { streamStatsStore } from '../../src/store/stream-stats-store.js';
 import { streamStore, type NewStream } from '../../src/store/stream-store.js';
 import { subscriptionStore } from '../../src/store/subscription-store.js';
@@ -65,9 +64,9 @@ t.test('subscriptions stores', async (t) => {
       { user_id: 999, stream_id: s.id, realm_id: REALM_ID, color: '#111111' },
     ]);
     t.same((await subscriptionStore.listSubscriberIds(pool, [s.id])).get(s.id), [member.id, 999], 'a user the read model does not know yet still counts');
-    await directoryStore.upsertUsers(pool, [{ ...personRecord(member.id, 'member', member.role), is_active: false }]);
+    await db.deps.directory.store.upsertUsers(pool, [{ ...personRecord(member.id, 'member', member.role), is_active: false }]);
     t.same((await subscriptionStore.listSubscriberIds(pool, [s.id])).get(s.id), [999]);
-    t.notOk((await directoryStore.listActiveRoles(pool, REALM_ID)).some((u) => u.id === member.id));
+    t.notOk((await db.deps.directory.store.activePeers(pool, REALM_ID)).some((u) => u.id === member.id));
   });
 
   t.test('user topics match case-insensitively', async (t) => {

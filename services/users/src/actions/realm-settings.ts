@@ -8,7 +8,8 @@ import { transaction } from '@zc/shared/db';
 import { badRequest, organizationAdministratorRequired, organizationOwnerRequired } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
 import { realmUrlOf, type UsersDeps } from '../deps.js';
-import { changeReplyValue, DEFAULT_REALM_SETTINGS, normaliseRealmPatch, OWNER_ONLY_SETTINGS, realmChangeEvent } from '../lib/realm-settings.js';
+import { realmSettings } from '@zc/shared/policy';
+import { changeReplyValue, normaliseRealmPatch, OWNER_ONLY_SETTINGS, realmChangeEvent } from '../lib/realm-settings.js';
 import { toRealmRecord } from '../lib/realm-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
@@ -39,7 +40,7 @@ export async function checkUpdateRealm(deps: UsersDeps, actor: Actor, patch: Rea
   return transaction(deps.pool, async (tx) => {
     const realm = await realmStore.findByIdForUpdate(tx, actor.realm_id);
     if (!realm) throw badRequest('Invalid realm');
-    const current: Record<string, unknown> = { ...DEFAULT_REALM_SETTINGS, ...realm.settings, name: realm.name, description: realm.description };
+    const current: Record<string, unknown> = { ...realmSettings(realm.settings), name: realm.name, description: realm.description };
     const changed = Object.keys(values).filter((k) => JSON.stringify(current[k]) !== JSON.stringify(values[k]));
     if (changed.length === 0) return {};
 

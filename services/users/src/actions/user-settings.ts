@@ -10,7 +10,7 @@ import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
 import { realmHostOf, type UsersDeps } from '../deps.js';
 import { hashPassword, verifyPassword } from '../lib/credentials.js';
-import { realmSetting } from '../lib/realm-settings.js';
+import { realmSettings } from '@zc/shared/policy';
 import { checkSettingValue, settingChangeEvents, settingsOf, USER_SETTING_NAMES } from '../lib/user-settings.js';
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
@@ -68,7 +68,7 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
 
     if (fullName !== undefined && fullName !== me.full_name) {
       // Zulip ignores a name change silently where the realm forbids it: the UI does not offer it.
-      if (!realmSetting<boolean>(realm.settings, 'name_changes_disabled') || isAdmin(me)) {
+      if (!realmSettings(realm.settings).name_changes_disabled || isAdmin(me)) {
         me = await doChangeFullName(deps, tx, realm, me, fullName);
         reply.full_name = fullName;
       }

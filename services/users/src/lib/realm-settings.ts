@@ -1,70 +1,12 @@
 /**
- * Organisation settings as Zulip has them at our feature level (155): the defaults a new
- * realm starts with (stored without the `realm_` prefix), the values PATCH /realm accepts
- * with Zulip's messages, which settings only owners may change, and the client event each
- * change sends. Pure.
+ * PATCH /realm's rules at our feature level (155): the values each organisation setting
+ * accepts, with Zulip's messages, which settings only owners may change, and the client event
+ * each change sends. The defaults are @zc/shared/policy's, shared by every service. Pure.
  */
 import type { RealmSettingsPatch } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
+import { REALM_SETTING_DEFAULTS } from '@zc/shared/policy';
 import { LANGUAGES } from './user-settings.js';
-
-/** Zulip's Realm defaults (Realm.property_types and friends at FL 155). */
-export const DEFAULT_REALM_SETTINGS: Record<string, unknown> = {
-  add_custom_emoji_policy: 1,
-  allow_edit_history: true,
-  allow_message_editing: true,
-  authentication_methods: { Email: true },
-  avatar_changes_disabled: false,
-  bot_creation_policy: 1,
-  community_topic_editing_limit_seconds: 259200,
-  create_private_stream_policy: 1,
-  create_public_stream_policy: 1,
-  create_web_public_stream_policy: 7,
-  default_code_block_language: '',
-  default_language: 'en',
-  delete_own_message_policy: 2,
-  digest_emails_enabled: false,
-  digest_weekday: 1,
-  disallow_disposable_email_addresses: true,
-  edit_topic_policy: 5,
-  email_changes_disabled: false,
-  emails_restricted_to_domains: false,
-  enable_read_receipts: true,
-  enable_spectator_access: false,
-  giphy_rating: 2,
-  inline_image_preview: true,
-  inline_url_embed_preview: false,
-  invite_required: true,
-  invite_to_realm_policy: 1,
-  invite_to_stream_policy: 1,
-  mandatory_topics: false,
-  message_content_allowed_in_email_notifications: true,
-  message_content_delete_limit_seconds: null,
-  message_content_edit_limit_seconds: 600,
-  message_retention_days: -1,
-  move_messages_between_streams_policy: 2,
-  name_changes_disabled: false,
-  notifications_stream_id: -1,
-  org_type: 0,
-  plan_type: 1,
-  presence_disabled: false,
-  private_message_policy: 1,
-  send_welcome_emails: true,
-  signup_notifications_stream_id: -1,
-  user_group_edit_policy: 1,
-  video_chat_provider: 1,
-  waiting_period_threshold: 0,
-  want_advertise_in_communities_directory: false,
-  wildcard_mention_policy: 5,
-  icon_source: 'G',
-  logo_source: 'D',
-  night_logo_source: 'D',
-  default_external_accounts: {},
-};
-
-export function realmSetting<T>(settings: Record<string, unknown>, name: string): T {
-  return (name in settings ? settings[name] : DEFAULT_REALM_SETTINGS[name]) as T;
-}
 
 /** The authentication backends this server has; only email + password is built. */
 export const AUTHENTICATION_BACKENDS = ['Email'] as const;
@@ -146,7 +88,7 @@ function authenticationMethods(raw: Record<string, unknown>): Record<string, boo
     if (typeof v !== 'boolean') throw badValue('authentication_methods', raw);
     out[k] = v;
   }
-  const merged = { ...(DEFAULT_REALM_SETTINGS.authentication_methods as Record<string, boolean>), ...out };
+  const merged = { ...REALM_SETTING_DEFAULTS.authentication_methods, ...out };
   if (!Object.values(merged).includes(true)) throw badRequest('At least one authentication method must be enabled.');
   return merged;
 }

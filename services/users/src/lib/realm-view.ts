@@ -1,6 +1,6 @@
 import type { RealmRecord } from '@zc/shared/contracts';
 import type { RealmRow } from '../store/realm-store.js';
-import { DEFAULT_REALM_SETTINGS } from './realm-settings.js';
+import { realmSettings } from '@zc/shared/policy';
 
 export function toRealmRecord(r: RealmRow, url: string): RealmRecord {
   return {
@@ -10,7 +10,7 @@ export function toRealmRecord(r: RealmRow, url: string): RealmRecord {
     description: r.description,
     deactivated: r.deactivated,
     url,
-    settings: { ...DEFAULT_REALM_SETTINGS, ...r.settings, email_address_visibility: r.email_address_visibility },
+    settings: { ...realmSettings(r.settings), email_address_visibility: r.email_address_visibility },
     date_created: Math.floor(r.date_created.getTime() / 1000),
   };
 }

@@ -6,7 +6,7 @@
  */
 import { AppError } from '@zc/shared/errors';
 import type { UsersDeps } from '../deps.js';
-import { realmSetting } from '../lib/realm-settings.js';
+import { realmSettings } from '@zc/shared/policy';
 import { presencePeopleStore } from '../store/presence-people-store.js';
 import type { PresenceStore } from '../store/presence-store.js';
 import { realmStore } from '../store/realm-store.js';
@@ -23,7 +23,7 @@ async function loadVisibility(deps: UsersDeps, store: PresenceStore, realmId: nu
   const gen = await store.visibilityGeneration(realmId);
   const realm = await realmStore.findById(deps.pool, realmId);
   const hidden = await presencePeopleStore.listHiddenIds(deps.pool, realmId);
-  await store.loadVisibility(realmId, gen, realm ? realmSetting<boolean>(realm.settings, 'presence_disabled') === true : false, hidden);
+  await store.loadVisibility(realmId, gen, realm ? realmSettings(realm.settings).presence_disabled : false, hidden);
 }
 
 /**

@@ -1,8 +1,9 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
 import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
-import { DEFAULT_REALM_SETTINGS, GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
+import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
 import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
+import { realmSettings } from '@zc/shared/policy';
 import { avatarUrl, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
@@ -111,7 +112,7 @@ async function readState(
  */
 function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const settings = { ...DEFAULT_REALM_SETTINGS, ...realm.settings };
+  const settings = realmSettings(realm.settings);
   for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
   const host = new URL(url).hostname;
   return Object.assign(out, {
