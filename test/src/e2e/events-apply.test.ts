@@ -40,7 +40,7 @@ async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Pr
   t.same(types, check.expect, `events: ${types.join(', ')}`);
   for (const e of events) {
     const schema = clientEventSchema(e);
-    if (schema) t.ok(Value.Check(schema, e), `${e.type}/${String(e.op)} matches its schema`);
+    t.ok(schema && Value.Check(schema, e), `${e.type}/${String(e.op)} has a schema and matches it`, schema ? { errors: [...Value.Errors(schema, e)].slice(0, 3).map((x) => `${x.path}: ${x.message}`) } : {});
   }
   const applied = structuredClone(state);
   for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true, slim_presence: check.params?.slim_presence === true });
