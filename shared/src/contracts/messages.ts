@@ -295,6 +295,14 @@ export const messagesRpc = {
     request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() }),
     reply: Type.Object({ max_message_id: Type.Integer() }),
   }),
+  /**
+   * Whether the actor may read at least one of these messages (Zulip's has_message_access):
+   * the uploads service's rule for who may download a file linked from messages.
+   */
+  canReadAny: rpc('messages.v1.can_read_any', {
+    request: Type.Object({ actor: Actor, message_ids: Type.Array(Type.Integer(), { maxItems: 10_000 }) }),
+    reply: Type.Object({ readable: Type.Boolean() }),
+  }),
 } as const;
 
 export const MessageSent = Type.Object({
@@ -308,7 +316,23 @@ export const MessageSent = Type.Object({
 });
 export type MessageSent = Static<typeof MessageSent>;
 
+/**
+ * The uploaded files a message links (`/user_uploads/<path_id>` in its content), after a send
+ * that links any, after an edit that changes them, and (empty) when the message is deleted.
+ */
+export const MessageAttachmentsChanged = Type.Object({
+  realm_id: Type.Integer(),
+  message_id: Type.Integer(),
+  sender_id: Type.Integer(),
+  /** UNIX seconds the message was sent (not edited). */
+  date_sent: Type.Integer(),
+  path_ids: Type.Array(Type.String()),
+});
+export type MessageAttachmentsChanged = Static<typeof MessageAttachmentsChanged>;
+
 export const messagesEvents = {
   /** A message was stored (subscriptions counts first_message_id and weekly traffic from it). */
   messageSent: event('messages.evt.v1.message.sent', MessageSent),
+  /** The uploads service links attachments to messages from it. */
+  messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
 } as const;
