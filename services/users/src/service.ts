@@ -2,6 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { makeDeps } from './deps.js';
+import { registerPeopleHandlers } from './handlers/people.js';
 import { registerUserHandlers } from './handlers/users.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -13,6 +14,7 @@ export const usersService: ServiceDefinition = {
   async start(ctx) {
     const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis, bus: ctx.bus });
     registerUserHandlers(ctx.bus, deps);
+    registerPeopleHandlers(ctx.bus, deps);
     return undefined;
   },
 };

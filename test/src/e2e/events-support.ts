@@ -141,20 +141,75 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       const person = e.person as Json;
       const active = state.realm_users as Json[];
       const inactive = state.realm_non_active_users as Json[];
-      if (op === 'add') active.push(person);
-      else if (op === 'remove') active.splice(byKey(active, 'user_id', person.user_id), 1);
-      else if (op === 'update') {
+      if (op === 'add') {
+        // A reactivated user comes back as `add` (before feature level 222).
+        const j = byKey(inactive, 'user_id', person.user_id);
+        if (j >= 0) inactive.splice(j, 1);
+        active.push(person);
+      } else if (op === 'remove') {
+        // Zulip's apply_event marks the user inactive: they move to realm_non_active_users.
+        const [gone] = active.splice(byKey(active, 'user_id', person.user_id), 1);
+        if (gone) inactive.push({ ...gone, is_active: false });
+      } else if (op === 'update') {
         const list = byKey(active, 'user_id', person.user_id) >= 0 ? active : inactive;
         const i = byKey(list, 'user_id', person.user_id);
         const target = list[i] as Json;
-        Object.assign(target, person);
-        // The top-level facts about oneself follow the same events (Zulip's apply_event).
-        if (person.user_id === state.user_id && 'full_name' in person && 'full_name' in state) state.full_name = person.full_name;
+        const { custom_profile_field: field, ...rest } = person;
+        Object.assign(target, rest);
+        if (field) {
+          const f = field as Json;
+          const data = target.profile_data as Json;
+          if (f.value === null) delete data[String(f.id)];
+          else data[String(f.id)] = 'rendered_value' in f ? { value: f.value, rendered_value: f.rendered_value } : { value: f.value };
+        }
+        if ('role' in person) {
+          const role = person.role as number;
+          Object.assign(target, { is_owner: role === 100, is_admin: role <= 200, is_guest: role === 600 });
+          if (person.user_id === state.user_id) Object.assign(state, { is_owner: role === 100, is_admin: role <= 200, is_moderator: role === 300, is_guest: role === 600 });
+        }
+        if ('full_name' in person && person.user_id === state.user_id) state.full_name = person.full_name;
         if ('is_active' in person) {
           list.splice(i, 1);
           (person.is_active ? active : inactive).push(target);
         }
       }
+      return;
+    }
+    case 'realm_bot': {
+      const bots = state.realm_bots as Json[];
+      const bot = e.bot as Json;
+      const i = byKey(bots, 'user_id', bot.user_id);
+      if (op === 'add') {
+        if (i >= 0) bots.splice(i, 1, bot);
+        else bots.push(bot);
+      } else if (op === 'remove' && i >= 0) (bots[i] as Json).is_active = false;
+      else if (op === 'delete' && i >= 0) bots.splice(i, 1);
+      else if (op === 'update' && i >= 0) Object.assign(bots[i] as Json, bot);
+      return;
+    }
+    case 'custom_profile_fields':
+      state.custom_profile_fields = e.fields;
+      return;
+    case 'user_status': {
+      // Zulip's apply_event: keys present only while non-empty; the entry goes when empty.
+      const all = state.user_status as Record<string, Json>;
+      const key = String(e.user_id);
+      const s = (all[key] ??= {});
+      if (e.away !== undefined) {
+        if (e.away) s.away = true;
+        else delete s.away;
+      }
+      if (e.status_text !== undefined) {
+        if (e.status_text === '') delete s.status_text;
+        else s.status_text = e.status_text;
+      }
+      if (e.emoji_name !== undefined) {
+        for (const k of ['emoji_name', 'emoji_code', 'reaction_type']) {
+          if (e.emoji_name === '') delete s[k];
+          else s[k] = e[k];
+        }
+      }
+      if (Object.keys(s).length === 0) delete all[key];
       return;
     }
     case 'subscription': {

@@ -37,6 +37,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
       'realm_linkifiers',
       'realm_filters',
       'presence',
+      'realm_bot',
     ],
     required: true,
   },

@@ -4,7 +4,7 @@ import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
 import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
 import { realmSettings } from '@zc/shared/policy';
-import { avatarUrl, toApiUser } from '../lib/user-view.js';
+import { avatarUrl, toApiBot, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
@@ -12,6 +12,8 @@ import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
+import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
+import { profileFieldStore } from '../store/profile-field-store.js';
 
 /** Reads the users service's part of /register in one snapshot (see RegisterStateReply). */
 export async function getRegisterState(
@@ -84,12 +86,13 @@ async function readState(
     }
   }
   if (want('custom_profile_fields')) {
-    const { rows } = await q.query(
-      'SELECT id, name, hint, field_type AS type, field_data, "order", display_in_profile_summary FROM users.custom_profile_field WHERE realm_id = $1 ORDER BY "order", id',
-      [realm.id],
-    );
-    out.custom_profile_fields = rows;
+    out.custom_profile_fields = (await profileFieldStore.listForRealm(q, realm.id)).map(toApiField);
     out.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
+  }
+  if (want('realm_bot')) {
+    // Zulip's get_owned_bot_dicts: administrators see every bot of the realm, others their own.
+    const bots = await userStore.listBots(q, realm.id, (me?.role ?? actor.role) <= Role.ADMINISTRATOR ? null : actor.user_id);
+    out.realm_bots = bots.map((b) => toApiBot(b, realm, realmHostOf(deps, realm), deps.vault.decrypt(b.api_key_enc)));
   }
   if (want('user_settings')) out.user_settings = userSettingsState(userSettings);
   if (want('realm_linkifiers') || want('realm_filters')) {
@@ -164,14 +167,3 @@ function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<strin
     zulip_plan_is_not_limited: true,
   });
 }
-
-const CUSTOM_PROFILE_FIELD_TYPES = {
-  SHORT_TEXT: { id: 1, name: 'Short text' },
-  LONG_TEXT: { id: 2, name: 'Long text' },
-  SELECT: { id: 3, name: 'List of options' },
-  DATE: { id: 4, name: 'Date picker' },
-  URL: { id: 5, name: 'Link' },
-  USER: { id: 6, name: 'Person picker' },
-  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
-  PRONOUNS: { id: 8, name: 'Pronouns' },
-};

@@ -8,6 +8,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Draft } from '../drafts.js';
 import { Attachment } from '../uploads.js';
 import { CORE_EVENT_SCHEMAS } from './core.js';
+import { PEOPLE_EVENT_SCHEMAS } from './people.js';
 
 export * from './core.js';
 
@@ -102,6 +103,7 @@ export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   ...CORE_EVENT_SCHEMAS,
+  ...PEOPLE_EVENT_SCHEMAS,
   'drafts/add': DraftsAddEvent,
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
