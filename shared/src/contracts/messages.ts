@@ -304,6 +304,22 @@ export const messagesRpc = {
     reply: Type.Object({ max_message_id: Type.Integer() }),
   }),
   /**
+   * POST /typing. `type` is "private"/"direct" or "stream"/"channel" (the gateway checked it);
+   * `to` what the client sent, decoded: recipients' ids (or emails) for a direct message, or
+   * (before feature level 215) the stream's id in a one-element list.
+   */
+  typing: rpc('messages.v1.typing', {
+    request: Type.Object({
+      actor: Actor,
+      type: Type.Union([Type.Literal('private'), Type.Literal('stream')]),
+      op: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
+      to: Type.Optional(Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())])),
+      stream_id: Type.Optional(Type.Integer()),
+      topic: Type.Optional(Type.String()),
+    }),
+    reply: Type.Object({}),
+  }),
+  /**
    * Whether the actor may read at least one of these messages (Zulip's has_message_access):
    * the uploads service's rule for who may download a file linked from messages.
    */

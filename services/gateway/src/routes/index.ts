@@ -12,6 +12,7 @@ import realmFiltersRoutes from './api/v1/realm/filters/index.js';
 import realmLinkifiersRoutes from './api/v1/realm/linkifiers/index.js';
 import realmProfileFieldsRoutes from './api/v1/realm/profile-fields/index.js';
 import profileDataRoutes from './api/v1/users/me/profile-data/index.js';
+import botStorageRoutes from './api/v1/bot-storage/index.js';
 import alertWordsRoutes from './api/v1/users/me/alert-words/index.js';
 import subscriptionsRoutes from './api/v1/users/me/subscriptions/index.js';
 import subscriptionPropertiesRoutes from './api/v1/users/me/subscriptions/properties.js';
@@ -34,6 +35,7 @@ import fileDownloadRoutes from './user-uploads/index.js';
 import myPresenceRoutes from './api/v1/users/me/presence.js';
 import userPresenceRoutes from './api/v1/users/presence.js';
 import realmPresenceRoutes from './api/v1/realm/presence.js';
+import typingRoutes from './api/v1/typing.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -46,6 +48,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(realmLinkifiersRoutes, v1('/realm/linkifiers'));
   await app.register(realmProfileFieldsRoutes, v1('/realm/profile_fields'));
   await app.register(profileDataRoutes, v1('/users/me/profile_data'));
+  await app.register(botStorageRoutes, v1('/bot_storage'));
   await app.register(alertWordsRoutes, v1('/users/me/alert_words'));
   await app.register(subscriptionsRoutes, v1('/users/me/subscriptions'));
   await app.register(subscriptionPropertiesRoutes, v1('/users/me/subscriptions/properties'));
@@ -68,4 +71,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(myPresenceRoutes, v1('/users/me/presence'));
   await app.register(userPresenceRoutes, v1('/users'));
   await app.register(realmPresenceRoutes, v1('/realm/presence'));
+  await app.register(typingRoutes, v1('/typing'));
 }

@@ -151,10 +151,15 @@ async function writeBatch(deps: MessagesDeps, version: number | null, sends: rea
     const fresh: Array<{ s: PreparedSend; id: number }> = [];
     for (const [i, s] of sends.entries()) {
       const id = ids[i] as number;
-      if (s.idempotencyKey !== undefined && !claimed.has(`${s.message.sender_id}\u0000${s.idempotencyKey}`)) {
-        // Sent before (or earlier in this batch): answer with that message, send nothing.
-        result.push((await messageStore.findIdempotent(tx, s.message.sender_id, s.idempotencyKey)) as number);
-        continue;
+      if (s.idempotencyKey !== undefined) {
+        const key = `${s.message.sender_id}\u0000${s.idempotencyKey}`;
+        // Claimed by an earlier send of this batch: answer with its id. Taken by an earlier
+        // transaction (any replica; the primary key made ours wait for it): answer with that one.
+        const winner = claimed.get(key) ?? (await messageStore.findIdempotent(tx, s.message.sender_id, s.idempotencyKey));
+        if (winner !== id) {
+          result.push(winner as number);
+          continue;
+        }
       }
       result.push(id);
       fresh.push({ s, id });

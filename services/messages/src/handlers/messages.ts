@@ -7,6 +7,7 @@ import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags }
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { renderPreview } from '../actions/render-message.js';
 import { checkSendMessage } from '../actions/send-message.js';
+import { checkSendTypingNotification } from '../actions/typing.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
 import { canReadAnyMessage, getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
@@ -17,6 +18,10 @@ import { messageStore } from '../store/message-store.js';
 
 export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
   bus.serve(messagesRpc.send, async (r) => ({ id: await checkSendMessage(deps, writer, r) }));
+  bus.serve(messagesRpc.typing, async (r) => {
+    await checkSendTypingNotification(deps, deps.typingExpiry, r);
+    return {};
+  });
   bus.serve(messagesRpc.list, (r) => listMessages(deps, r));
   bus.serve(messagesRpc.update, async (r) => {
     await checkUpdateMessage(deps, writer, r);
