@@ -188,6 +188,19 @@ export const users = {
     request: Type.Object({ actor: Actor, data: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
+  /** GET /bot_storage: the caller's entries, all or those named by `keys`. */
+  getBotStorage: rpc('users.v1.get_bot_storage', {
+    request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
+    reply: Type.Object({ storage: Type.Record(Type.String(), Type.String()) }),
+  }),
+  updateBotStorage: rpc('users.v1.update_bot_storage', {
+    request: Type.Object({ actor: Actor, storage: Type.Record(Type.String(), Type.String()) }),
+    reply: Type.Object({}),
+  }),
+  removeBotStorage: rpc('users.v1.remove_bot_storage', {
+    request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
+    reply: Type.Object({}),
+  }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */
