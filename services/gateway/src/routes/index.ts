@@ -29,6 +29,8 @@ import matchesNarrowRoutes from './api/v1/messages/matches-narrow/index.js';
 import markAllAsReadRoutes from './api/v1/mark-all-as-read.js';
 import markStreamAsReadRoutes from './api/v1/mark-stream-as-read.js';
 import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
+import settingsRoutes from './api/v1/settings/index.js';
+import realmRoutes from './api/v1/realm/index.js';
 import userUploadsRoutes from './api/v1/user-uploads/index.js';
 import attachmentsRoutes from './api/v1/attachments/index.js';
 import fileDownloadRoutes from './user-uploads/index.js';
@@ -65,6 +67,8 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(markAllAsReadRoutes, v1('/mark_all_as_read'));
   await app.register(markStreamAsReadRoutes, v1('/mark_stream_as_read'));
   await app.register(markTopicAsReadRoutes, v1('/mark_topic_as_read'));
+  await app.register(settingsRoutes, v1('/settings'));
+  await app.register(realmRoutes, v1('/realm'));
   await app.register(userUploadsRoutes, v1('/user_uploads'));
   await app.register(attachmentsRoutes, v1('/attachments'));
   await app.register(fileDownloadRoutes, { prefix: '/user_uploads' });
