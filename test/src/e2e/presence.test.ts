@@ -132,4 +132,15 @@ t.test('presence', async (t) => {
     await new Promise((r) => setTimeout(r, 300));
     t.same(await poller.drain(), [], 'a ping of someone already online sends nothing');
   });
+
+  t.test('presence_enabled=false through PATCH /settings hides the user at once, and true shows them again', async (t) => {
+    await h.post('/users/me/presence', { status: 'active', new_user_input: true });
+    t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'online before');
+    t.equal((await h.patch('/settings', { presence_enabled: false })).status, 200);
+    t.notOk(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'hidden right after the change');
+    await h.post('/users/me/presence', { status: 'active', new_user_input: true });
+    t.notOk(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'pings do not bring a hidden user back');
+    t.equal((await h.patch('/settings', { presence_enabled: true })).status, 200);
+    t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'shown again');
+  });
 });

@@ -15,6 +15,7 @@ import { checkSettingValue, settingChangeEvents, settingsOf, USER_SETTING_NAMES 
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
+import { doPresenceEnabledChanged } from './presence.js';
 import { checkFullName } from './users.js';
 
 export interface SettingsChange {
@@ -60,7 +61,8 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
   for (const k of requested) checkSettingValue(k, change.settings[k]);
   const fullName = change.full_name === undefined ? undefined : checkFullName(change.full_name, actor.is_bot);
 
-  return transaction(deps.pool, async (tx) => {
+  let presenceEnabled: boolean | undefined;
+  const reply = await transaction(deps.pool, async (tx) => {
     const realm = await realmStore.findById(tx, actor.realm_id);
     let me = await userStore.findByIdForUpdate(tx, actor.realm_id, actor.user_id);
     if (!realm || !me) throw badRequest('Invalid user');
@@ -99,8 +101,13 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
       settings: after as UserSettings,
       changed: changed as string[],
     });
+    if (changed.includes('presence_enabled')) presenceEnabled = after.presence_enabled === true;
     return reply;
   });
+  // Presence keeps its hot state in Redis: once the change is committed, the user is hidden
+  // from (or shown in) every presence answer at once.
+  if (presenceEnabled !== undefined) await doPresenceEnabledChanged(deps, actor, presenceEnabled);
+  return reply;
 }
 
 /** A timezone is part of the user as others see it (Zulip sends realm_user update to everyone). */
