@@ -5,3 +5,4 @@ export * from './messages.js';
 export * from './subscriptions.js';
 export * from './users.js';
 export * from './version.js';
+export * from './user-groups.js';

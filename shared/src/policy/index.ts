@@ -118,3 +118,5 @@ export function realmSettings(stored: Readonly<Record<string, unknown>>): RealmS
   for (const [k, v] of Object.entries(stored)) if (v !== undefined) out[k] = v;
   return out as RealmSettings & Record<string, unknown>;
 }
+
+export * from './groups.js';

@@ -3,7 +3,11 @@
  * last_event_id, skips heartbeats when asked), and `applyEvent`, the client-side application
  * of events to /register state that Zulip's test_events compares with a fresh /register.
  */
+import type { Test } from 'tap';
+import { Value } from '@sinclair/typebox/value';
+import { clientEventSchema } from '@zc/shared/contracts/client-events';
 import type { ApiClient, Params } from '../client.js';
+import type { System } from '../harness.js';
 
 export type Json = Record<string, unknown>;
 export type ClientEvent = Json & { id: number; type: string };
@@ -135,6 +139,35 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
           (person.is_active ? active : inactive).push(target);
         }
       }
+      return;
+    }
+    case 'user_group': {
+      // The web app's user_groups.ts: strict, so an event for a missing group or member fails.
+      const groups = state.realm_user_groups as Json[];
+      const at = (id: unknown) => {
+        const i = byKey(groups, 'id', id);
+        if (i < 0) throw new Error(`user_group ${String(op)}: no group ${String(id)}`);
+        return i;
+      };
+      const group = () => groups[at(e.group_id)] as Json;
+      const addTo = (key: string, ids: number[]) => {
+        const list = group()[key] as number[];
+        for (const id of ids) if (list.includes(id)) throw new Error(`user_group ${String(op)}: ${id} already in ${key}`);
+        group()[key] = [...list, ...ids].sort((a, b) => a - b);
+      };
+      const removeFrom = (key: string, ids: number[]) => {
+        const list = group()[key] as number[];
+        for (const id of ids) if (!list.includes(id)) throw new Error(`user_group ${String(op)}: ${id} not in ${key}`);
+        group()[key] = list.filter((x) => !ids.includes(x));
+      };
+      if (op === 'add') groups.push(e.group as Json);
+      else if (op === 'update') Object.assign(group(), e.data as Json);
+      else if (op === 'remove') groups.splice(at(e.group_id), 1);
+      else if (op === 'add_members') addTo('members', e.user_ids as number[]);
+      else if (op === 'remove_members') removeFrom('members', e.user_ids as number[]);
+      else if (op === 'add_subgroups') addTo('direct_subgroup_ids', e.direct_subgroup_ids as number[]);
+      else if (op === 'remove_subgroups') removeFrom('direct_subgroup_ids', e.direct_subgroup_ids as number[]);
+      else throw new Error(`user_group: unknown op ${String(op)}`);
       return;
     }
     case 'subscription': {
@@ -305,4 +338,45 @@ function sortById(list: unknown[]): unknown[] {
     return (o?.id ?? o?.user_id ?? o?.stream_id ?? 0) as number;
   };
   return [...list].sort((a, b) => id(a) - id(b) || JSON.stringify(a).localeCompare(JSON.stringify(b)));
+}
+
+/** Waits until the queue has been quiet for a while (events of one action may come from several services). */
+export async function settle(sys: System, poller: QueuePoller): Promise<ClientEvent[]> {
+  const out: ClientEvent[] = [];
+  let quiet = 0;
+  while (quiet < 3) {
+    await sys.flushOutboxes();
+    await new Promise((r) => setTimeout(r, 120));
+    const got = await poller.drain();
+    out.push(...got);
+    quiet = got.length === 0 ? quiet + 1 : 0;
+  }
+  return out;
+}
+
+export interface Check {
+  /** Register parameters of both the watched queue and the fresh one. */
+  params?: Params;
+  /** Event types the action must have produced, in order of first appearance. */
+  expect: string[];
+}
+
+/** Zulip's verify_action: the events of `action`, checked against their schemas, applied to the state, equal a fresh /register. */
+export async function verifyAction(t: Test, sys: System, c: ApiClient, action: () => Promise<unknown>, check: Check): Promise<ClientEvent[]> {
+  const { poller, state } = await QueuePoller.register(c, check.params);
+  await action();
+  const events = await settle(sys, poller);
+  const types = [...new Set(events.map((e) => (e.op ? `${e.type}/${e.op}` : e.type)))];
+  t.same(types, check.expect, `events: ${types.join(', ')}`);
+  for (const e of events) {
+    const schema = clientEventSchema(e);
+    t.ok(schema && Value.Check(schema, e), `${e.type}/${String(e.op)} has a schema and matches it`, schema ? { errors: [...Value.Errors(schema, e)].slice(0, 3).map((x) => `${x.path}: ${x.message}`) } : {});
+  }
+  const applied = structuredClone(state);
+  for (const e of events) applyEvent(applied, e, { include_subscribers: check.params?.include_subscribers === true, slim_presence: check.params?.slim_presence === true });
+  const fresh = await register(c, check.params);
+  t.same(comparable(applied), comparable(fresh), 'applied events equal a fresh register');
+  await c.delete('/events', { queue_id: poller.queueId });
+  await c.delete('/events', { queue_id: fresh.queue_id });
+  return events;
 }

@@ -28,6 +28,7 @@ import markTopicAsReadRoutes from './api/v1/mark-topic-as-read.js';
 import myPresenceRoutes from './api/v1/users/me/presence.js';
 import userPresenceRoutes from './api/v1/users/presence.js';
 import realmPresenceRoutes from './api/v1/realm/presence.js';
+import userGroupsRoutes from './api/v1/user_groups/index.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -56,4 +57,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(myPresenceRoutes, v1('/users/me/presence'));
   await app.register(userPresenceRoutes, v1('/users'));
   await app.register(realmPresenceRoutes, v1('/realm/presence'));
+  await app.register(userGroupsRoutes, v1('/user_groups'));
 }

@@ -7,6 +7,7 @@ import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import { realmStore } from '../store/realm-store.js';
+import { listUserGroups } from './user-groups.js';
 import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
@@ -160,6 +161,7 @@ async function readState(
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
+  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id);
   if (want('update_display_settings') || want('update_global_notifications')) {
     for (const [k, v] of Object.entries(userSettings)) out[k] = v;
   }
