@@ -9,9 +9,10 @@ import { eventsService } from '@zc/events';
 import { gatewayService } from '@zc/gateway';
 import { messagesService } from '@zc/messages';
 import { subscriptionsService } from '@zc/subscriptions';
+import { uploadsService } from '@zc/uploads';
 import { usersService } from '@zc/users';
 
-const definitions = [usersService, subscriptionsService, messagesService, draftsService, eventsService, gatewayService()];
+const definitions = [usersService, subscriptionsService, messagesService, draftsService, uploadsService(), eventsService, gatewayService()];
 const config = loadConfig();
 const pool = createPool(config.databaseUrl, { max: 1, applicationName: 'zc-migrate' });
 const log = (fields) => process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), service: 'migrate', ...fields })}\n`);

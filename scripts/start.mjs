@@ -12,7 +12,8 @@ import { createLogger } from '@zc/shared/logging';
 import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
 import { ensureDatabase, ensureSecretKey, ROOT } from './lib.mjs';
 
-const SERVICES = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
+// New services go last, so the admin ports of the others (README) stay where they were.
+const SERVICES = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway', 'uploads'];
 const DEV_REALM_FILE = path.join(ROOT, '.dev-realm.json');
 const ADMIN_PORT_BASE = Number(process.env.ZC_ADMIN_PORT_BASE ?? 9100);
 

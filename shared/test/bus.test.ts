@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
-import { Bus, rpc } from '../src/bus/index.js';
+import { headers as natsHeaders } from '@nats-io/nats-core';
+import { Bus, currentDeadline, rpc } from '../src/bus/index.js';
 import { AppError } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { testEnv } from '../src/testing/index.js';
@@ -15,6 +16,8 @@ const echo = rpc('bustest.v1.echo', {
   reply: Type.Object({ text: Type.String() }),
 });
 const nobody = rpc('bustest.v1.nobody', { request: Type.Object({}), reply: Type.Object({}) });
+const relay = rpc('bustest.v1.relay', { request: Type.Object({}), reply: Type.Object({ deadline: Type.Number(), inner: Type.Number() }) });
+const deadlineOf = rpc('bustest.v1.deadline', { request: Type.Object({}), reply: Type.Object({ deadline: Type.Number() }) });
 
 t.test('bus request/reply limits', async (t) => {
   const env = await testEnv(t);
@@ -27,6 +30,13 @@ t.test('bus request/reply limits', async (t) => {
     await server.close();
   });
   server.serve(echo, async (r) => ({ text: r.text.repeat(r.times) }));
+  let handled = 0;
+  server.serve(deadlineOf, async (_r, ctx) => {
+    handled++;
+    return { deadline: ctx.deadline ?? -1 };
+  });
+  // A handler's own requests inherit what is left of its caller's deadline.
+  server.serve(relay, async (_r, ctx) => ({ deadline: ctx.deadline ?? -1, inner: (await server.request(deadlineOf, {}, { timeoutMs: 60_000 })).deadline }));
   await server.nc.flush();
   const maxPayload = client.nc.info?.max_payload ?? 0;
   t.ok(maxPayload > 0, `server max_payload ${maxPayload}`);
@@ -62,5 +72,21 @@ t.test('bus request/reply limits', async (t) => {
     const started = Date.now();
     await t.rejects(client.request(nobody, {}), { code: 'SERVICE_UNAVAILABLE', httpStatus: 503, message: 'Service temporarily unavailable, try again' });
     t.ok(Date.now() - started < 1000, `${Date.now() - started} ms`);
+  });
+
+  t.test('deadlines travel with requests', async (t) => {
+    const before = Date.now();
+    const r = await client.request(relay, {}, { timeoutMs: 3000 });
+    t.ok(r.deadline >= before + 3000 && r.deadline <= Date.now() + 3000, 'the handler knows when its caller stops waiting');
+    t.ok(r.inner <= r.deadline, `a nested request inherits the deadline (${r.inner} <= ${r.deadline}), not its own 60 s`);
+
+    // A request whose caller already gave up (it sat in a paused replica's socket) is not worked on.
+    const count = handled;
+    const h = natsHeaders();
+    h.set('Zc-Deadline', String(Date.now() - 1));
+    const late = await client.nc.request(client.subject(deadlineOf.subject), new TextEncoder().encode('{}'), { timeout: 500, headers: h }).catch((e: unknown) => e);
+    t.ok(late instanceof Error, 'no reply to an expired request');
+    t.equal(handled, count, 'its handler never ran');
+    t.equal(currentDeadline(), undefined, 'no deadline outside a handler');
   });
 });

@@ -2,6 +2,7 @@
  * The outbox relay over real PostgreSQL and JetStream: every row is published once, in id
  * order, with its payload text unchanged, and is deleted only after it was published.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,5 +72,46 @@ t.test('outbox relay', async (t) => {
     await relay.flush();
     t.equal(await pending(), 0);
     await until(() => received.some((r) => r.n === -1), 'the flushed event');
+  });
+
+  t.test('an event the bus can never carry is moved aside and does not block the ones behind it', async (t) => {
+    // Incompressible and over NATS's 1 MiB max_payload even gzipped.
+    const huge = randomBytes(1536 * 1024).toString('base64');
+    // Large but compressible: travels gzipped and arrives unchanged.
+    const large = 'stream name '.repeat(300_000);
+    await addToOutbox(pool, SCHEMA, happened, { n: -10, text: huge });
+    await addToOutbox(pool, SCHEMA, happened, { n: -11, text: large });
+    await addToOutbox(pool, SCHEMA, happened, { n: -12, text: 'behind' });
+    await until(() => received.some((r) => r.n === -12), 'the event behind the oversized one');
+    t.notOk(received.some((r) => r.n === -10), 'the oversized event was not delivered');
+    t.equal(received.find((r) => r.n === -11)?.text, large, 'a large compressible event arrives unchanged');
+    const dead = await pool.query<{ reason: string; n: number }>(`SELECT reason, (payload->>'n')::int AS n FROM ${SCHEMA}.outbox_dead`);
+    t.same(dead.rows.map((r) => r.n), [-10], 'the oversized event is kept in outbox_dead');
+    t.match(dead.rows[0]?.reason, /max_payload/);
+    await until(async () => (await pending()) === 0, 'an empty outbox');
+  });
+
+  t.test('a database restart (every session terminated) neither crashes nor leaks clients', async (t) => {
+    const admin = createPool(env.databaseUrl, { max: 1 });
+    t.teardown(() => admin.end());
+    // A client checked out while its session is terminated: its 'error' event must not crash us.
+    const held = await pool.connect();
+    for (let round = 0; round < 5; round++) {
+      await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      await addToOutbox(pool, SCHEMA, happened, { n: 1000 + round, text: 'after restart' }).catch(async () => {
+        // The first statement after a restart may still meet a dead idle client.
+        await addToOutbox(pool, SCHEMA, happened, { n: 1000 + round, text: 'after restart' });
+      });
+      await until(() => received.some((r) => r.n === 1000 + round), `the event written after restart ${round + 1}`);
+    }
+    await t.rejects(held.query('SELECT 1'), 'the terminated checked-out client fails its queries');
+    held.release(true);
+    await until(async () => (await pending()) === 0, 'an empty outbox');
+    t.ok(pool.totalCount <= 2, `no client leaked (pool holds ${pool.totalCount}, ${pool.waitingCount} waiting)`);
+    const started = Date.now();
+    await relay.stop();
+    t.ok(Date.now() - started < 2000, 'the relay stops at once');
   });
 });

@@ -8,17 +8,21 @@ import { Role } from '@zc/shared/contracts';
 import { createPool, runMigrations } from '@zc/shared/db';
 import { startService, type RunningService, type ServiceDefinition } from '@zc/shared/service';
 import { testEnv, type TestEnv } from '@zc/shared/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { draftsService } from '@zc/drafts';
 import { eventsService } from '@zc/events';
 import { gatewayService } from '@zc/gateway';
 import { messagesService } from '@zc/messages';
 import { subscriptionsService } from '@zc/subscriptions';
+import { uploadsService, type UploadsSettings } from '@zc/uploads';
 import { usersService } from '@zc/users';
 import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR as USERS_MIGRATIONS_DIR } from '@zc/users/manage';
 import { createLogger, type Logger } from '@zc/shared/logging';
 import { ApiClient } from './client.js';
 
-export type ServiceName = 'users' | 'subscriptions' | 'messages' | 'drafts' | 'events' | 'gateway';
+export type ServiceName = 'users' | 'subscriptions' | 'messages' | 'drafts' | 'uploads' | 'events' | 'gateway';
 
 export interface Account {
   user_id: number;
@@ -58,15 +62,19 @@ export interface SystemOptions {
   /** Services to start (default: all). */
   only?: ServiceName[];
   gateway?: { rateLimitPerMinute?: number; rateLimitPerIpPerMinute?: number; authCacheTtlMs?: number };
+  /** Uploads settings (default: local disk in a fresh temporary directory, no sweeper). */
+  uploads?: Partial<UploadsSettings>;
 }
 
-const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
+const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'uploads', 'events', 'gateway'];
 
 export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Promise<System> {
   const env = await testEnv(t);
   const log = createLogger({ service: 'test', level: process.env.LOG_LEVEL ?? 'silent' });
   const services = new Map<ServiceName, RunningService[]>();
   const gateways: Array<{ port(): number }> = [];
+  const uploadsDir = mkdtempSync(path.join(os.tmpdir(), 'zc-uploads-'));
+  t.teardown(() => rmSync(uploadsDir, { recursive: true, force: true }));
 
   const definition = (name: ServiceName): ServiceDefinition => {
     switch (name) {
@@ -78,6 +86,8 @@ export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Pr
         return messagesService;
       case 'drafts':
         return draftsService;
+      case 'uploads':
+        return uploadsService({ storage: { kind: 'local', dir: uploadsDir }, sweepIntervalSeconds: 0, ...opts.uploads });
       case 'events':
         return eventsService;
       case 'gateway': {

@@ -35,6 +35,14 @@ export const eventsService: ServiceDefinition = {
         this.set(hub.parkedCount);
       },
     });
+    new Gauge({
+      name: 'zc_events_leader',
+      help: '1 while this replica appends inbox events to the queues',
+      registers: [ctx.metrics],
+      collect() {
+        this.set(appender.isLeader ? 1 : 0);
+      },
+    });
     return {
       async stop() {
         // Parked polls answer first (events: []), so clients re-poll another replica at once.

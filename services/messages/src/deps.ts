@@ -1,9 +1,11 @@
 import type { Bus } from '@zc/shared/bus';
+import { TYPING_TIMING } from '@zc/shared/contracts';
 import type { Directory } from '@zc/shared/directory';
 import type { SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 import type { RenderContextCache } from './actions/render-context.js';
+import type { TypingExpiry } from './typing/expiry.js';
 
 /** Settings of the messages service beyond the shared ones. */
 export interface MessagesConfig {
@@ -15,6 +17,8 @@ export interface MessagesConfig {
   sendBatchMax: number;
   /** Ids in a keyword search's first window (queries/get-messages.ts); each next one is four times wider. */
   searchWindowIds: number;
+  /** The server sends a typing stop this long after a start that was neither renewed nor stopped. */
+  typingStartedExpiryMs: number;
 }
 
 export function loadMessagesConfig(env = process.env): MessagesConfig {
@@ -24,6 +28,7 @@ export function loadMessagesConfig(env = process.env): MessagesConfig {
     markAllAsReadBatchSize: n('ZC_MARK_ALL_AS_READ_BATCH_SIZE', 5000),
     sendBatchMax: n('ZC_SEND_BATCH_MAX', 64),
     searchWindowIds: n('ZC_SEARCH_WINDOW_IDS', 10_000),
+    typingStartedExpiryMs: n('ZC_TYPING_STARTED_EXPIRY_MS', TYPING_TIMING.startedExpiryMs),
   };
 }
 
@@ -36,6 +41,8 @@ export interface MessagesDeps {
   log: Logger;
   /** The renderer's per-realm lookups, cached in memory (actions/render-context.ts). */
   render: RenderContextCache;
+  /** Pending server-sent typing stops (Redis); absent where no Redis is configured (some tests). */
+  typingExpiry?: TypingExpiry;
   /** This service's copy of the realm/user directory (schema `messages`). */
   directory: Directory;
 }

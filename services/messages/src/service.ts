@@ -8,6 +8,7 @@ import { loadMessagesConfig, type MessagesDeps } from './deps.js';
 import { registerMessageHandlers } from './handlers/messages.js';
 import { startReadModelConsumers } from './handlers/read-model.js';
 import { readModelStore } from './store/read-model-store.js';
+import { TypingExpiry } from './typing/expiry.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -15,16 +16,18 @@ export const messagesService: ServiceDefinition = {
   name: 'messages',
   migrationsDir: MIGRATIONS_DIR,
   migrationLibraries: [DIRECTORY_MIGRATIONS],
-  usesRedis: false,
+  usesRedis: true,
   async start(ctx) {
     const render = new RenderContextCache({ pool: ctx.pool, bus: ctx.bus, log: ctx.log });
     // Directory writes move the realm's read-model version like every other read-model write (migrations/0003).
     const directory = new Directory({ schema: 'messages', pool: ctx.pool, bus: ctx.bus, beforeWrite: (tx, realmIds) => readModelStore.bumpVersions(tx, realmIds) });
-    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, directory };
+    const typingExpiry = new TypingExpiry(ctx.redis, ctx.config.redisPrefix, ctx.bus, ctx.log);
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, directory, typingExpiry };
     render.listen(ctx.bus);
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);
     await startReadModelConsumers(ctx.bus, deps, writer);
-    return undefined;
+    typingExpiry.start();
+    return { stop: () => typingExpiry.stop() };
   },
 };

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { makeDeps } from './deps.js';
 import { registerUserGroupHandlers } from './handlers/user-groups.js';
+import { registerPeopleHandlers } from './handlers/people.js';
 import { registerUserHandlers } from './handlers/users.js';
 import { userGroupStore } from './store/user-group-store.js';
 
@@ -18,6 +19,7 @@ export const usersService: ServiceDefinition = {
     await userGroupStore.ensureSystemGroups(ctx.pool, null);
     registerUserHandlers(ctx.bus, deps);
     registerUserGroupHandlers(ctx.bus, deps);
+    registerPeopleHandlers(ctx.bus, deps);
     return undefined;
   },
 };

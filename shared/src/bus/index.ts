@@ -3,6 +3,7 @@
  * group named after the service (so replicas share the load); events run on JetStream
  * with a message id (duplicates dropped by the server) and durable consumers.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
@@ -10,7 +11,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, ty
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { AppError, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
+import { AppError, asOutage, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
 import {
@@ -41,6 +42,22 @@ export interface EventMeta {
 export interface HandlerContext {
   subject: string;
   log: Logger;
+  /** When the caller stops waiting (ms since the epoch); work after it is wasted. */
+  deadline?: number;
+}
+
+/**
+ * Deadlines travel with requests (DESIGN.md): the caller's timeout goes in this header as an
+ * absolute time, a handler's own requests inherit what is left of it, and a request whose
+ * caller has already given up is not worked on at all (after an outage, a backlog of requests
+ * nobody waits for any more would otherwise delay recovery by its whole length).
+ */
+const DEADLINE_HEADER = 'Zc-Deadline';
+const deadlines = new AsyncLocalStorage<number>();
+
+/** The deadline of the request being handled, if any (for work that should stop with it). */
+export function currentDeadline(): number | undefined {
+  return deadlines.getStore();
 }
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -95,6 +112,32 @@ async function encodeReply(body: ReplyBody): Promise<{ data: Uint8Array; headers
 async function decodeReply(m: Msg): Promise<Uint8Array> {
   return m.headers?.get(ENCODING_HEADER) === 'gzip' ? gunzip(m.data) : m.data;
 }
+
+/** An event's JSON bytes, gunzipped if the relay compressed it (see `publishRaw`). */
+export async function eventBytes(m: { data: Uint8Array; headers?: MsgHdrs }): Promise<Uint8Array> {
+  return m.headers?.get(ENCODING_HEADER) === 'gzip' ? gunzip(m.data) : m.data;
+}
+
+/** Whether the relay gzipped this event (its payload then needs the async `eventJson`). */
+export function isCompressedEvent(m: { headers?: MsgHdrs }): boolean {
+  return m.headers?.get(ENCODING_HEADER) === 'gzip';
+}
+
+/** An event's payload parsed; throws on malformed JSON. */
+export async function eventJson(m: { data: Uint8Array; headers?: MsgHdrs }): Promise<unknown> {
+  return JSON.parse(dec.decode(await eventBytes(m)));
+}
+
+/** Thrown by `publishRaw` for an event the server can never accept, even compressed. */
+export class EventTooLarge extends Error {
+  constructor(readonly bytes: number, readonly limit: number) {
+    super(`event of ${bytes} bytes exceeds the server's max_payload of ${limit}`);
+    this.name = 'EventTooLarge';
+  }
+}
+
+/** Room left under max_payload for an event's headers (trace context, origin, encoding). */
+const HEADER_ROOM = 4096;
 
 export interface BusOptions {
   url: string;
@@ -188,6 +231,12 @@ export class Bus {
     handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>,
     log: Logger,
   ): Promise<void> {
+    const deadlineHeader = Number(msg.headers?.get(DEADLINE_HEADER));
+    const deadline = Number.isFinite(deadlineHeader) && deadlineHeader > 0 ? deadlineHeader : undefined;
+    if (deadline !== undefined && Date.now() >= deadline) {
+      log.warn({ late_ms: Date.now() - deadline }, 'request dropped: its caller has stopped waiting');
+      return;
+    }
     let body: ReplyBody;
     try {
       body = await withSpan(`process ${msg.subject}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
@@ -201,12 +250,17 @@ export class Bus {
           log.error('request does not match its contract');
           throw new AppError('BAD_REQUEST', 'Malformed internal request', 400);
         }
-        const reply = await handler(req as RequestOf<C>, { subject: msg.subject, log });
+        const call = () => handler(req as RequestOf<C>, { subject: msg.subject, log, ...(deadline !== undefined ? { deadline } : {}) });
+        const reply = await (deadline !== undefined ? deadlines.run(deadline, call) : call());
         return { ok: reply ?? {} };
       });
     } catch (e) {
+      const outage = asOutage(e);
       if (isAppError(e)) {
         body = { err: toWireError(e) };
+      } else if (outage) {
+        log.warn({ err: e }, 'a dependency is unavailable');
+        body = { err: toWireError(outage) };
       } else {
         log.error({ err: e }, 'handler failed');
         body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
@@ -232,11 +286,15 @@ export class Bus {
       // Over the server's max_payload NATS refuses to send at all: that is the caller's
       // oversized input, not an unavailable service.
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
+      // Never longer than what is left of the request being handled (if any).
+      const inherited = currentDeadline();
+      const timeout = Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited !== undefined ? inherited - Date.now() : Infinity);
+      if (timeout <= 0) throw serviceUnavailable();
       let m: Msg;
       try {
         m = await this.nc.request(subject, data, {
-          timeout: opts.timeoutMs ?? this.defaultTimeoutMs,
-          headers: carrierToHeaders(),
+          timeout,
+          headers: carrierToHeaders({ [DEADLINE_HEADER]: String(Date.now() + timeout) }),
         });
       } catch (e) {
         this.log.warn({ err: e, subject }, 'request failed');
@@ -271,10 +329,32 @@ export class Bus {
   }
 
   /** Publishes raw JSON on a full subject with a message id (used by the outbox relay). */
+  /**
+   * Prepares raw JSON for `publishEncoded` (used by the outbox relay): large events travel
+   * gzipped like large replies; one the server cannot take even so throws EventTooLarge.
+   * Encoding is separate from publishing so a batch is encoded first and then sent in order.
+   */
+  async encodeEvent(payload: string, carrier?: Record<string, string>): Promise<{ data: Uint8Array; headers: MsgHdrs }> {
+    const headers = natsHeaders();
+    for (const [k, v] of Object.entries(carrier ?? {})) headers.set(k, v);
+    let data = enc.encode(payload);
+    if (data.length > COMPRESS_REPLIES_OVER) {
+      data = await gzip(data);
+      headers.set(ENCODING_HEADER, 'gzip');
+    }
+    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+    if (data.length > limit) throw new EventTooLarge(data.length, limit);
+    return { data, headers };
+  }
+
+  /** Publishes an encoded event on a full subject with a message id (JetStream drops repeats). */
+  async publishEncoded(subject: string, e: { data: Uint8Array; headers: MsgHdrs }, msgId: string): Promise<void> {
+    await this.js.publish(subject, e.data, { msgID: msgId, headers: e.headers });
+  }
+
+  /** Publishes raw JSON on a full subject with a message id. */
   async publishRaw(subject: string, payload: string, msgId: string, carrier?: Record<string, string>): Promise<void> {
-    const h = natsHeaders();
-    for (const [k, v] of Object.entries(carrier ?? {})) h.set(k, v);
-    await this.js.publish(subject, enc.encode(payload), { msgID: msgId, headers: h });
+    await this.publishEncoded(subject, await this.encodeEvent(payload, carrier), msgId);
   }
 
   /** Publishes an event directly (outside a transaction); prefer the outbox for state changes. */
@@ -346,7 +426,7 @@ export class Bus {
     log: Logger,
     maxDeliver: number,
   ): Promise<void> {
-    const payload = parseChecked(m.data, contract.payload);
+    const payload = parseChecked(await eventBytes(m).catch(() => new Uint8Array()), contract.payload);
     if (payload === MALFORMED) {
       // Handlers rely on the contract's type; an event that breaks it is its producer's bug.
       log.error({ seq: m.seq, subject: m.subject }, 'malformed event dropped');
@@ -391,16 +471,21 @@ export class Bus {
       this.nc.subscribe(this.subject(c.subject), {
         callback: (err, msg) => {
           if (err) return;
-          const payload = parseChecked(msg.data, c.payload);
-          if (payload === MALFORMED) {
-            this.log.warn({ subject: msg.subject }, 'malformed broadcast dropped');
-            return;
-          }
-          try {
-            deliver(c.subject, payload, undefined);
-          } catch (e) {
-            this.log.warn({ err: e, subject: msg.subject }, 'broadcast handler failed');
-          }
+          const handle = (data: Uint8Array) => {
+            const payload = parseChecked(data, c.payload);
+            if (payload === MALFORMED) {
+              this.log.warn({ subject: msg.subject }, 'malformed broadcast dropped');
+              return;
+            }
+            try {
+              deliver(c.subject, payload, undefined);
+            } catch (e) {
+              this.log.warn({ err: e, subject: msg.subject }, 'broadcast handler failed');
+            }
+          };
+          // Events the relay gzipped (large ones) are unpacked off the event loop first.
+          if (isCompressedEvent(msg)) void eventBytes(msg).then(handle, () => this.log.warn({ subject: msg.subject }, 'undecodable broadcast dropped'));
+          else handle(msg.data);
         },
       }),
     );

@@ -295,6 +295,30 @@ export const messagesRpc = {
     request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() }),
     reply: Type.Object({ max_message_id: Type.Integer() }),
   }),
+  /**
+   * POST /typing. `type` is "private"/"direct" or "stream"/"channel" (the gateway checked it);
+   * `to` what the client sent, decoded: recipients' ids (or emails) for a direct message, or
+   * (before feature level 215) the stream's id in a one-element list.
+   */
+  typing: rpc('messages.v1.typing', {
+    request: Type.Object({
+      actor: Actor,
+      type: Type.Union([Type.Literal('private'), Type.Literal('stream')]),
+      op: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
+      to: Type.Optional(Type.Union([Type.Array(Type.Integer()), Type.Array(Type.String())])),
+      stream_id: Type.Optional(Type.Integer()),
+      topic: Type.Optional(Type.String()),
+    }),
+    reply: Type.Object({}),
+  }),
+  /**
+   * Whether the actor may read at least one of these messages (Zulip's has_message_access):
+   * the uploads service's rule for who may download a file linked from messages.
+   */
+  canReadAny: rpc('messages.v1.can_read_any', {
+    request: Type.Object({ actor: Actor, message_ids: Type.Array(Type.Integer(), { maxItems: 10_000 }) }),
+    reply: Type.Object({ readable: Type.Boolean() }),
+  }),
 } as const;
 
 export const MessageSent = Type.Object({
@@ -308,7 +332,23 @@ export const MessageSent = Type.Object({
 });
 export type MessageSent = Static<typeof MessageSent>;
 
+/**
+ * The uploaded files a message links (`/user_uploads/<path_id>` in its content), after a send
+ * that links any, after an edit that changes them, and (empty) when the message is deleted.
+ */
+export const MessageAttachmentsChanged = Type.Object({
+  realm_id: Type.Integer(),
+  message_id: Type.Integer(),
+  sender_id: Type.Integer(),
+  /** UNIX seconds the message was sent (not edited). */
+  date_sent: Type.Integer(),
+  path_ids: Type.Array(Type.String()),
+});
+export type MessageAttachmentsChanged = Static<typeof MessageAttachmentsChanged>;
+
 export const messagesEvents = {
   /** A message was stored (subscriptions counts first_message_id and weekly traffic from it). */
   messageSent: event('messages.evt.v1.message.sent', MessageSent),
+  /** The uploads service links attachments to messages from it. */
+  messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
 } as const;

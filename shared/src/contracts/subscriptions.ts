@@ -169,6 +169,16 @@ export const subscriptionsRpc = {
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
     reply: Type.Object({ stream: JsonObject }),
   }),
+  /** GET /streams/{stream_id}/members: the subscribers' ids, for those who may see the stream. */
+  streamMembers: rpc('subscriptions.v1.stream_members', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({ subscribers: Type.Array(Type.Integer()) }),
+  }),
+  /** GET /users/{user_id}/subscriptions/{stream_id}. */
+  subscriptionStatus: rpc('subscriptions.v1.subscription_status', {
+    request: Type.Object({ actor: Actor, user_id: Type.Integer(), stream_id: Type.Integer() }),
+    reply: Type.Object({ is_subscribed: Type.Boolean() }),
+  }),
   /** GET /get_stream_id?stream=NAME. */
   getStreamId: rpc('subscriptions.v1.get_stream_id', {
     request: Type.Object({ actor: Actor, stream: Type.String() }),

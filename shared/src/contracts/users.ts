@@ -61,6 +61,13 @@ const LinkifierInput = {
   url_format_string: Type.Optional(Type.String()),
 };
 
+/** One custom profile value as clients send it: text, a person picker's user ids, or null (remove). */
+export const ProfileDataEntry = Type.Object({
+  id: Type.Integer(),
+  value: Type.Union([Type.String(), Type.Array(Type.Integer()), Type.Null()]),
+});
+export type ProfileDataEntry = Static<typeof ProfileDataEntry>;
+
 /** What a presence fetch asks for (POST /users/me/presence, GET /realm/presence, /register). */
 const PresenceFetch = {
   slim_presence: Type.Boolean(),
@@ -121,6 +128,66 @@ export const users = {
   deactivate: rpc('users.v1.deactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
   /** A new API key for the caller; the old one stops working at once. */
   regenerateApiKey: rpc('users.v1.regenerate_api_key', { request: Type.Object({ actor: Actor }), reply: Type.Object({ api_key: Type.String() }) }),
+  /** PATCH /users/{user_id} (administrators): name, role and custom profile values of a user. */
+  updateUser: rpc('users.v1.update_user', {
+    request: Type.Object({
+      actor: Actor,
+      user_id: Type.Integer(),
+      full_name: Type.Optional(Type.String()),
+      role: Type.Optional(Type.Integer()),
+      profile_data: Type.Optional(Type.Array(ProfileDataEntry)),
+    }),
+    reply: Type.Object({}),
+  }),
+  /** POST /users/{user_id}/reactivate (administrators). */
+  reactivate: rpc('users.v1.reactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
+  /** GET /realm/profile_fields: the realm's custom profile fields in display order. */
+  listProfileFields: rpc('users.v1.list_profile_fields', {
+    request: Type.Object({ actor: Actor }),
+    reply: Type.Object({ custom_fields: Type.Array(JsonObject) }),
+  }),
+  createProfileField: rpc('users.v1.create_profile_field', {
+    request: Type.Object({
+      actor: Actor,
+      name: Type.String(),
+      hint: Type.String(),
+      field_type: Type.Integer(),
+      field_data: JsonObject,
+      display_in_profile_summary: Type.Boolean(),
+      required: Type.Boolean(),
+      editable_by_user: Type.Boolean(),
+    }),
+    reply: Type.Object({ id: Type.Integer() }),
+  }),
+  /** Absent properties keep their value. */
+  updateProfileField: rpc('users.v1.update_profile_field', {
+    request: Type.Object({
+      actor: Actor,
+      id: Type.Integer(),
+      name: Type.Optional(Type.String()),
+      hint: Type.Optional(Type.String()),
+      field_data: Type.Optional(JsonObject),
+      display_in_profile_summary: Type.Optional(Type.Boolean()),
+      required: Type.Optional(Type.Boolean()),
+      editable_by_user: Type.Optional(Type.Boolean()),
+    }),
+    reply: Type.Object({}),
+  }),
+  removeProfileField: rpc('users.v1.remove_profile_field', { request: Type.Object({ actor: Actor, id: Type.Integer() }), reply: Type.Object({}) }),
+  reorderProfileFields: rpc('users.v1.reorder_profile_fields', {
+    request: Type.Object({ actor: Actor, order: Type.Array(Type.Integer()) }),
+    reply: Type.Object({}),
+  }),
+  /** PATCH /users/me/profile_data: the caller's own values. */
+  updateOwnProfileData: rpc('users.v1.update_own_profile_data', {
+    request: Type.Object({ actor: Actor, data: Type.Array(ProfileDataEntry) }),
+    reply: Type.Object({}),
+  }),
+  /** DELETE /users/me/profile_data: removes the caller's values of these fields. */
+  removeOwnProfileData: rpc('users.v1.remove_own_profile_data', {
+    request: Type.Object({ actor: Actor, data: Type.Array(Type.Integer()) }),
+    reply: Type.Object({}),
+  }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */

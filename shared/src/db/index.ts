@@ -14,10 +14,23 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-export function createPool(url: string, opts: { max?: number; applicationName?: string } = {}): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10, application_name: opts.applicationName });
+/** How long a caller waits for a connection before the database counts as unavailable (a 503). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+export function createPool(url: string, opts: { max?: number; applicationName?: string; connectTimeoutMs?: number } = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName,
+    // Without it a caller waits forever for a connection while PostgreSQL is down.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+    keepAlive: true,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor a checked-out one (a restart terminates every session, busy or not): its pending query
+  // fails with the error, and the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
@@ -51,6 +64,18 @@ const OUTBOX_DDL = (schema: string) => `
     -- The writing transaction, so /register can tell which events its state snapshot already holds.
     txid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
     created_at timestamptz NOT NULL DEFAULT now()
+  );
+  -- Events the bus can never carry (over NATS's max_payload even compressed): kept for an
+  -- operator, out of the relay's way.
+  CREATE TABLE IF NOT EXISTS "${schema}".outbox_dead (
+    id bigint PRIMARY KEY,
+    subject text NOT NULL,
+    payload jsonb NOT NULL,
+    trace_carrier jsonb,
+    txid bigint NOT NULL,
+    created_at timestamptz NOT NULL,
+    reason text NOT NULL,
+    dead_at timestamptz NOT NULL DEFAULT now()
   );
   CREATE OR REPLACE FUNCTION "${schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN PERFORM pg_notify('${schema}_outbox', ''); RETURN NULL; END $$;

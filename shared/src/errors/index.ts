@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'REQUEST_VARIABLE_MISSING'
   | 'REQUEST_VARIABLE_INVALID'
   | 'UNAUTHORIZED'
+  | 'UNAUTHORIZED_PRINCIPAL'
   | 'INVALID_API_KEY'
   | 'USER_DEACTIVATED'
   | 'REALM_DEACTIVATED'
@@ -67,3 +68,34 @@ export const serviceUnavailable = () =>
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
 export const internalError = (cause?: unknown) =>
   new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500, {}, { cause });
+
+// PostgreSQL SQLSTATEs that mean "the database is not usable right now", not "this request is
+// wrong": connection exceptions (08xxx), shutdown and recovery (57P01-57P03), too many
+// connections, serialization failures and deadlocks (the caller may simply retry).
+const PG_OUTAGE_STATES = /^(08|57P0[1-3]|53300|40001|40P01)/;
+const OUTAGE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /Client has encountered a connection error/i,
+  /Connection is closed/i, // ioredis
+  /Reached the max retries per request/i, // ioredis
+  /Stream isn't writeable/i, // ioredis with the offline queue off
+];
+const OUTAGE_NAMES = new Set(['MaxRetriesPerRequestError', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'TimeoutError', 'NoRespondersError', 'RequestError']);
+const OUTAGE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN']);
+
+/**
+ * A dependency (PostgreSQL, Redis, NATS) outage seen as a thrown error becomes the 503 a client
+ * retries, never a 500; undefined for anything else (a bug, answered as a 500).
+ */
+export function asOutage(e: unknown): AppError | undefined {
+  if (isAppError(e)) return undefined;
+  const err = e as { code?: unknown; message?: unknown; name?: unknown } | null;
+  if (!err || typeof err !== 'object') return undefined;
+  const code = typeof err.code === 'string' ? err.code : '';
+  const message = typeof err.message === 'string' ? err.message : '';
+  if (PG_OUTAGE_STATES.test(code) || OUTAGE_ERRNOS.has(code) || (typeof err.name === 'string' && OUTAGE_NAMES.has(err.name)) || OUTAGE_MESSAGES.some((re) => re.test(message))) {
+    return new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, try again', 503, {}, { cause: e });
+  }
+  return undefined;
+}

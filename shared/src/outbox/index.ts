@@ -7,7 +7,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type pg from 'pg';
-import type { Bus, EventContract } from '../bus/index.js';
+import { EventTooLarge, type Bus, type EventContract } from '../bus/index.js';
 import type { Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders } from '../telemetry/index.js';
@@ -31,6 +31,8 @@ export async function addToOutbox<C extends EventContract>(
 }
 
 export interface RelayHandle {
+  /** Whether this replica holds the relay's lock now (metrics, fault tests). */
+  readonly isLeader: boolean;
   stop(): Promise<void>;
   /** Relays whatever is pending now (tests and shutdown). */
   flush(): Promise<void>;
@@ -48,11 +50,31 @@ interface OutboxRow {
 /** Rows relayed per pass at most. */
 const RELAY_BATCH = 500;
 
+/**
+ * The leader's session ends after this much idleness (PostgreSQL's idle_session_timeout), which
+ * frees its advisory lock: a paused or partitioned leader stops blocking delivery after this
+ * long, and another replica takes over.
+ */
+const LEADER_IDLE_LIMIT_MS = 5_000;
+/**
+ * Fencing: a pass publishes only while its read, on the leader's session, is younger than this.
+ * Until then PostgreSQL cannot have ended the session, so the lock (and the right to publish
+ * these rows in this order) is still ours; a leader that wakes from a pause later drops the
+ * rows it read instead of publishing them late, after its successor's.
+ */
+const LEADER_LEASE_MS = LEADER_IDLE_LIMIT_MS - 1_500;
+
+interface Leader {
+  client: pg.PoolClient;
+  /** The session failed (PostgreSQL restart, idle timeout): it must be destroyed, not reused. */
+  broken: boolean;
+}
+
 export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus; log: Logger; pollMs?: number }): RelayHandle {
   const { pool, schema, bus } = opts;
   const log = opts.log.child({ component: 'outbox-relay', schema });
   let stopped = false;
-  let leaderClient: pg.PoolClient | undefined;
+  let leader: Leader | undefined;
   let wake: (() => void) | undefined;
   // Set by a NOTIFY that arrives while a pass is running, so the next pass starts at once.
   let dirty = false;
@@ -64,8 +86,67 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
   // JetStream drops by message id).
   let published: number[] = [];
 
-  async function relayBatch(): Promise<number> {
-    const { rows } = await pool.query<OutboxRow>(
+  /** Gives up leadership; a broken session is destroyed (which also frees its lock). */
+  async function resign(destroy: boolean): Promise<void> {
+    const l = leader;
+    if (!l) return;
+    leader = undefined;
+    published = [];
+    if (!destroy && !l.broken) {
+      const unlocked = await l.client.query('SELECT pg_advisory_unlock_all()').then(
+        () => true,
+        () => false,
+      );
+      l.client.release(unlocked ? undefined : true);
+    } else {
+      l.client.release(true);
+    }
+  }
+
+  /** Takes the lock if it is free; every path releases the client it checked out. */
+  async function tryLead(): Promise<void> {
+    const c = await pool.connect();
+    try {
+      const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${schema}`]);
+      if (!rows[0]?.ok) {
+        c.release();
+        return;
+      }
+      await c.query(`SET idle_session_timeout = ${LEADER_IDLE_LIMIT_MS}`);
+      const l: Leader = { client: c, broken: false };
+      c.on('notification', () => {
+        dirty = true;
+        wake?.();
+      });
+      c.on('error', (err) => {
+        l.broken = true;
+        log.warn({ err }, 'outbox relay lost its database session');
+        wake?.();
+      });
+      await c.query(`LISTEN ${schema}_outbox`);
+      leader = l;
+      log.info('outbox relay is leader');
+    } catch (err) {
+      c.release(true);
+      throw err;
+    }
+  }
+
+  /** Rows that can never be published (over the server's max_payload) move aside, logged. */
+  async function deadLetter(client: pg.PoolClient, rows: Array<{ id: number; reason: string }>): Promise<void> {
+    for (const r of rows) log.error({ outbox_id: r.id, reason: r.reason }, 'outbox event can never be published; moved to outbox_dead');
+    await client.query(
+      `WITH moved AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]) RETURNING *)
+       INSERT INTO "${schema}".outbox_dead (id, subject, payload, trace_carrier, txid, created_at, reason)
+       SELECT m.id, m.subject, m.payload, m.trace_carrier, m.txid, m.created_at, r.reason
+       FROM moved m JOIN unnest($1::bigint[], $2::text[]) AS r(id, reason) ON r.id = m.id`,
+      [rows.map((r) => r.id), rows.map((r) => r.reason)],
+    );
+  }
+
+  async function relayBatch(l: Leader): Promise<number> {
+    const readAt = performance.now();
+    const { rows } = await l.client.query<OutboxRow>(
       `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
        SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
        WHERE NOT (id = ANY($1::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
@@ -81,27 +162,34 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
         ensuredServices.add(key);
       }
     }
-    // Publishes are sent in order on one connection; awaiting them together keeps the order.
-    await Promise.all(
-      rows.map((r) =>
-        bus.publishRaw(bus.subject(r.subject), r.payload, `${schema}:${r.id}`, {
-          ...(r.trace_carrier ?? {}),
-          [ORIGIN_HEADER]: schema,
-          [TXID_HEADER]: String(r.txid),
-        }),
-      ),
-    );
+    // Encoded first, then sent in order on one connection (awaiting the acks together keeps it).
+    // A row the server can never take must not block the rows behind it: it is left out before
+    // anything is sent, so the others' order is unchanged.
+    const dead: Array<{ id: number; reason: string }> = [];
+    const ready: Array<{ r: OutboxRow; e: Awaited<ReturnType<Bus['encodeEvent']>> }> = [];
+    for (const r of rows) {
+      try {
+        ready.push({ r, e: await bus.encodeEvent(r.payload, { ...(r.trace_carrier ?? {}), [ORIGIN_HEADER]: schema, [TXID_HEADER]: String(r.txid) }) });
+      } catch (err) {
+        if (!(err instanceof EventTooLarge)) throw err;
+        dead.push({ id: r.id, reason: err.message });
+      }
+    }
+    if (performance.now() - readAt > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
+    await Promise.all(ready.map(({ r, e }) => bus.publishEncoded(bus.subject(r.subject), e, `${schema}:${r.id}`)));
+    if (dead.length) await deadLetter(l.client, dead);
     // Exactly the rows published are deleted (by the next pass): a row with a smaller id whose
     // transaction committed after the SELECT must stay for the next pass (ids are taken at
     // insert, not at commit).
-    published = rows.map((r) => r.id);
+    const deadIds = new Set(dead.map((d) => d.id));
+    published = rows.map((r) => r.id).filter((id) => !deadIds.has(id));
     return rows.length;
   }
 
   /** Deletes what was published and not yet deleted. */
   async function settle(): Promise<void> {
-    if (published.length === 0) return;
-    await pool.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [published]);
+    if (published.length === 0 || !leader) return;
+    await leader.client.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [published]);
     published = [];
   }
 
@@ -111,7 +199,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
    * last pass's rows are deleted by the next pass (the next NOTIFY or poll).
    */
   async function drain(): Promise<void> {
-    while (!stopped && (await relayBatch()) === RELAY_BATCH) {
+    while (!stopped && leader && !leader.broken && (await relayBatch(leader)) === RELAY_BATCH) {
       /* keep going while batches come back full */
     }
   }
@@ -119,40 +207,21 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
   async function loop(): Promise<void> {
     while (!stopped) {
       try {
-        if (!leaderClient) {
-          const c = await pool.connect();
-          const { rows } = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${schema}`]);
-          if (rows[0]?.ok) {
-            leaderClient = c;
-            c.on('notification', () => {
-              dirty = true;
-              wake?.();
-            });
-            c.on('error', () => {
-              leaderClient = undefined;
-            });
-            await c.query(`LISTEN ${schema}_outbox`);
-            log.info('outbox relay is leader');
-          } else {
-            c.release();
-          }
-        }
-        if (leaderClient) {
+        if (leader?.broken) await resign(true);
+        if (!leader) await tryLead();
+        if (leader) {
           dirty = false;
           running = drain();
           await running;
         }
       } catch (err) {
         log.warn({ err }, 'outbox relay pass failed; retrying');
-        if (leaderClient) {
-          leaderClient.release(true);
-          leaderClient = undefined;
-        }
+        await resign(true);
       }
       if (stopped) break;
-      if (dirty && leaderClient) continue;
+      if (dirty && leader) continue;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, leaderClient ? (opts.pollMs ?? 1000) : 2000);
+        const t = setTimeout(resolve, leader ? (opts.pollMs ?? 1000) : 2000);
         wake = () => {
           clearTimeout(t);
           resolve();
@@ -164,8 +233,12 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
 
   const loopDone = loop();
   return {
+    get isLeader() {
+      return leader !== undefined && !leader.broken;
+    },
     async flush() {
-      await running;
+      await running.catch(() => undefined);
+      if (!leader) await tryLead().catch(() => undefined);
       await drain();
       await settle();
     },
@@ -175,11 +248,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
       await loopDone;
       await running.catch(() => undefined);
       await settle().catch(() => undefined);
-      if (leaderClient) {
-        await leaderClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        leaderClient.release();
-        leaderClient = undefined;
-      }
+      await resign(false);
     },
   };
 }

@@ -58,6 +58,15 @@ export interface StartOptions {
   admin?: boolean;
 }
 
+const READY_CHECK_TIMEOUT_MS = 2_000;
+
+function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    p.then(resolve, reject).finally(() => clearTimeout(timer));
+  });
+}
+
 export async function startService(def: ServiceDefinition, opts: StartOptions = {}): Promise<RunningService> {
   const config = loadConfig(opts.config);
   const log = opts.log ?? createLogger({ service: def.name, level: config.logLevel, instance: config.instance });
@@ -80,6 +89,17 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   const relay: RelayHandle | undefined =
     def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log }) : undefined;
 
+  if (relay) {
+    new Gauge({
+      name: 'zc_outbox_relay_leader',
+      help: '1 while this replica relays its service outbox',
+      registers: [metrics],
+      collect() {
+        this.set(relay.isLeader ? 1 : 0);
+      },
+    });
+  }
+
   const checks: Record<string, () => Promise<boolean>> = {
     nats: async () => bus.isConnected,
     ...(def.migrationsDir ? { postgres: async () => (await pool.query('SELECT 1')).rowCount === 1 } : {}),
@@ -97,7 +117,8 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
         } else if (url === '/readyz') {
           const results: Record<string, boolean> = {};
-          for (const [k, f] of Object.entries(checks)) results[k] = await f().catch(() => false);
+          // A dependency that does not answer in time is as unusable as one that refuses.
+          await Promise.all(Object.entries(checks).map(async ([k, f]) => (results[k] = await withinMs(f(), READY_CHECK_TIMEOUT_MS).catch(() => false))));
           const ok = ready && !shuttingDown && Object.values(results).every(Boolean);
           res
             .writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })

@@ -28,7 +28,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const form = (p: Record<string, unknown>) =>
   new URLSearchParams(Object.entries(p).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
 
-async function registerQueue(pool: Pool, who: BenchAccount, params: Record<string, unknown>): Promise<{ queueId: string; lastEventId: number }> {
+export async function registerQueue(pool: Pool, who: BenchAccount, params: Record<string, unknown>): Promise<{ queueId: string; lastEventId: number }> {
   const r = await pool.request({
     method: 'POST',
     path: '/api/v1/register',
@@ -40,8 +40,8 @@ async function registerQueue(pool: Pool, who: BenchAccount, params: Record<strin
   return { queueId: body.queue_id, lastEventId: body.last_event_id };
 }
 
-/** Creates `n` accounts (POST /users as the admin), in parallel batches. */
-async function createAccounts(sys: BenchSystem, n: number, tag: string): Promise<BenchAccount[]> {
+/** Creates `n` accounts (POST /users as the admin), in parallel batches (also used by scenarios-reactions-topics.ts). */
+export async function createAccounts(sys: BenchSystem, n: number, tag: string): Promise<BenchAccount[]> {
   const out: BenchAccount[] = [];
   for (let i = 0; i < n; i += 10) {
     const batch = Array.from({ length: Math.min(10, n - i) }, (_, j) =>

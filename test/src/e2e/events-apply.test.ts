@@ -7,7 +7,7 @@
 import t from 'tap';
 import type { Params } from '../client.js';
 import { startSystem } from '../harness.js';
-import { verifyAction } from './events-support.js';
+import { verifyAction } from './events-verify.js';
 
 t.test('events applied to register state equal a fresh register', async (t) => {
   const sys = await startSystem(t);

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import type { ApiClient } from '../client.js';
 import { startSystem } from '../harness.js';
-import { verifyAction } from './events-support.js';
+import { verifyAction } from './events-verify.js';
 import { messagesWorld } from './messages-fixtures.js';
 
 interface Group {

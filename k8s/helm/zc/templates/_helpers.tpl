@@ -113,3 +113,55 @@ app.kubernetes.io/component: {{ .name }}
 {{ toYaml . }}
 {{- end }}
 {{- end -}}
+
+{{- /* The uploads service's own environment: its internal listener and its storage backend. */ -}}
+{{- define "zc.uploadsEnv" -}}
+{{- $u := .Values.uploads -}}
+- name: POD_IP
+  valueFrom:
+    fieldRef:
+      fieldPath: status.podIP
+- name: ZC_UPLOADS_HTTP_HOST
+  value: "0.0.0.0"
+- name: ZC_UPLOADS_HTTP_PORT
+  value: "9300"
+- name: ZC_UPLOADS_ADVERTISE_URL
+  value: "http://$(POD_IP):9300"
+- name: ZC_MAX_FILE_UPLOAD_SIZE_MIB
+  value: {{ $u.maxFileUploadSizeMib | default 25 | quote }}
+{{- if gt (int $u.realmQuotaMib) 0 }}
+- name: ZC_REALM_UPLOAD_QUOTA_MIB
+  value: {{ $u.realmQuotaMib | quote }}
+{{- end }}
+- name: ZC_UNCLAIMED_UPLOAD_GRACE_DAYS
+  value: {{ $u.unclaimedGraceDays | quote }}
+- name: ZC_UPLOADS_BACKEND
+  value: {{ $u.backend | quote }}
+{{- if eq $u.backend "local" }}
+- name: ZC_UPLOADS_DIR
+  value: /data/uploads
+{{- else }}
+- name: ZC_S3_BUCKET
+  value: {{ $u.s3.bucket | quote }}
+- name: ZC_S3_REGION
+  value: {{ $u.s3.region | quote }}
+{{- with $u.s3.endpoint }}
+- name: ZC_S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: ZC_S3_FORCE_PATH_STYLE
+  value: {{ $u.s3.forcePathStyle | quote }}
+- name: ZC_S3_REDIRECT_DOWNLOADS
+  value: {{ $u.s3.redirectDownloads | quote }}
+- name: ZC_S3_SIGNED_URL_TTL_SECONDS
+  value: {{ $u.s3.signedUrlTtlSeconds | quote }}
+{{- with $u.s3.credentialsSecret }}
+- name: AWS_ACCESS_KEY_ID
+  valueFrom:
+    secretKeyRef: { name: {{ . }}, key: AWS_ACCESS_KEY_ID }
+- name: AWS_SECRET_ACCESS_KEY
+  valueFrom:
+    secretKeyRef: { name: {{ . }}, key: AWS_SECRET_ACCESS_KEY }
+{{- end }}
+{{- end }}
+{{- end }}

@@ -6,14 +6,21 @@
  * it in commit order however many replicas run; any replica serves polls.
  *
  * No loss, no duplicates: the registry keeps a cursor (the last inbox seq applied to every
- * queue). A new leader re-creates the durable consumer to start right after the cursor, so
- * an event the old leader had fetched but not applied is delivered again in its place, never
+ * queue). A new leader creates its own consumer, starting right after the cursor, so an
+ * event the old leader had fetched but not applied is delivered again in its place, never
  * after younger ones. Each queue records the last seq it applied, so events the old leader
  * did apply before the cursor moved are skipped.
+ *
+ * Fencing: the lock's TTL alone cannot stop a leader that was paused (SIGSTOP, a long GC, a
+ * partition) and resumes still believing it leads. Each leadership has a term that only
+ * grows; every queue append and cursor move carries it and is refused where it lands once a
+ * newer term has written there, and the consumer is named after the term (a former leader
+ * cannot pull, or ack, from its successor's consumer, which it once could: the name was shared).
  */
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { eventJson } from '@zc/shared/bus';
 import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
 import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
@@ -22,7 +29,9 @@ import { finaliseForQueue } from '../lib/finalise.js';
 import type { QueueSettings, QueuedEvent } from '../store/queue-store.js';
 import type { PollHub } from './poll-hub.js';
 
-const DURABLE = 'events_notify';
+/** Consumers of the inbox are `events_notify_<term>`: one per leadership term. */
+const DURABLE_PREFIX = 'events_notify';
+const durableOf = (term: number) => `${DURABLE_PREFIX}_${term}`;
 /** Inbox events applied together: one script call per touched queue per batch. */
 const MAX_BATCH = 500;
 const FILTER_CACHE_SIZE = 200_000;
@@ -41,6 +50,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export class Appender {
   private readonly token = randomUUID();
   private leading = false;
+  /** This replica's current leadership term (0: not leading). */
+  private term = 0;
   private stopped = false;
   private timer?: NodeJS.Timeout;
   private session?: Promise<void>;
@@ -76,14 +87,22 @@ export class Appender {
     if (this.stopped) return;
     const { store, config, log } = this.deps;
     try {
-      if (this.leading) {
+      if (this.leading && !this.deps.bus.isConnected) {
+        // Cut off from NATS for good, it could hold the lock forever while delivering nothing.
+        log.warn('events leader lost its NATS connection; giving up the lock');
+        this.resign('NATS connection closed');
+        await store.releaseLock(this.token);
+      } else if (this.leading) {
         if (!(await store.renewLock(this.token, config.leaderLockMs))) {
           log.warn('lost the events leader lock; stopping delivery');
           this.leading = false;
           this.messages?.stop();
         }
-      } else if (!this.session && (await store.acquireLock(this.token, config.leaderLockMs))) {
-        log.info('events leader: delivering the inbox');
+      } else if (!this.session && this.deps.bus.isConnected) {
+        const term = await store.acquireLock(this.token, config.leaderLockMs);
+        if (term === undefined) return;
+        log.info({ term }, 'events leader: delivering the inbox');
+        this.term = term;
         this.leading = true;
         this.session = this.deliverWhileLeading().finally(() => {
           this.session = undefined;
@@ -108,6 +127,10 @@ export class Appender {
   /** One consumer session, from the cursor until leadership ends, the registry resets, or an error. */
   private async consumeFromCursor(): Promise<void> {
     const { bus, registry, store, log } = this.deps;
+    const term = this.term;
+    // Claimed before the cursor is read: from here on no former leader moves it.
+    await registry.ensure();
+    if (!(await store.claimRegistry(term))) return this.resign('a newer leader claimed the registry');
     // The cursor first, then the inbox: a cursor another (outgoing) leader advanced after our
     // read of the inbox must not look like a cursor beyond the inbox's end.
     let { epoch, cursor } = await registry.ensure();
@@ -119,9 +142,14 @@ export class Appender {
       ({ epoch, cursor } = await registry.reset(lastSeq));
     }
     const jsm = await bus.jsm();
-    await jsm.consumers.delete(stream, DURABLE).catch(() => undefined);
+    const durable = durableOf(term);
+    // Every other term's consumer goes (former leaders', and ours from an interrupted session).
+    for await (const c of jsm.consumers.list(stream)) {
+      if (c.name.startsWith(DURABLE_PREFIX)) await jsm.consumers.delete(stream, c.name).catch(() => undefined);
+    }
+    if (!this.leading || this.stopped) return;
     await jsm.consumers.add(stream, {
-      durable_name: DURABLE,
+      durable_name: durable,
       ack_policy: AckPolicy.All,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: cursor + 1,
@@ -129,7 +157,7 @@ export class Appender {
       max_ack_pending: 20_000,
       ack_wait: 30 * 1e9,
     });
-    const consumer = await bus.js.consumers.get(stream, DURABLE);
+    const consumer = await bus.js.consumers.get(stream, durable);
     const messages = await consumer.consume({ max_messages: 1000 });
     this.messages = messages;
     if (!this.leading || this.stopped) messages.stop();
@@ -158,9 +186,17 @@ export class Appender {
           continue;
         }
         const batch = buffered.splice(0, MAX_BATCH);
-        await this.apply(batch);
+        if (!(await this.apply(batch, term))) {
+          this.resign('a newer leader wrote to a queue');
+          break;
+        }
         const last = batch[batch.length - 1] as JsMsg;
-        if (!(await store.advanceCursor(epoch, last.seq))) {
+        const moved = await store.advanceCursor(epoch, last.seq, term);
+        if (moved === 'fenced') {
+          this.resign('a newer leader claimed the registry');
+          break;
+        }
+        if (moved === 'reset') {
           log.warn('queue registry was reset; restarting delivery from its cursor');
           break;
         }
@@ -172,14 +208,25 @@ export class Appender {
     }
   }
 
-  /** Appends a batch of inbox events to every queue that wants them, then wakes their polls. */
-  async apply(batch: readonly JsMsg[]): Promise<void> {
+  /** A newer term wrote somewhere: this replica stops delivering at once (the lock says so soon too). */
+  private resign(why: string): void {
+    if (!this.leading) return;
+    this.deps.log.warn({ term: this.term, why }, 'fenced off: no longer the events leader');
+    this.leading = false;
+    this.messages?.stop();
+  }
+
+  /**
+   * Appends a batch of inbox events to every queue that wants them, then wakes their polls.
+   * False when a newer leadership term has written to one of the queues (fenced off).
+   */
+  async apply(batch: readonly JsMsg[], term: number): Promise<boolean> {
     const { store, config, log } = this.deps;
     const notes: Note[] = [];
     for (const m of batch) {
       let notify: unknown;
       try {
-        notify = m.json();
+        notify = await eventJson(m);
       } catch {
         notify = undefined;
       }
@@ -190,9 +237,14 @@ export class Appender {
       notes.push({ seq: m.seq, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
     }
     const perQueue = await this.route(notes);
-    const results = await store.append(perQueue, config.maxEventsPerQueue);
+    const results = await store.append(perQueue, config.maxEventsPerQueue, term);
     const wake: string[] = [];
+    let fenced = false;
     for (const [queueId, n] of results) {
+      if (n === -3) {
+        fenced = true;
+        continue;
+      }
       if (n > 0) wake.push(queueId);
       if (n < 0) {
         const s = this.settingsCache.get(queueId);
@@ -205,6 +257,7 @@ export class Appender {
       }
     }
     this.hub.broadcastWake(wake);
+    return !fenced;
   }
 
   /** Each queue's finalised events for `notes`, in inbox order. */

@@ -21,6 +21,8 @@ const PARK_TTL_SLACK_MS = 90_000;
 /** One reply stays well under NATS's default 1 MiB message limit. */
 const MAX_EVENTS_PER_REPLY = 1000;
 const MAX_REPLY_BYTES = 512 * 1024;
+/** A heartbeat is sent this long before the caller's deadline, so it reaches the caller in time. */
+const HEARTBEAT_BEFORE_DEADLINE_MS = 1_000;
 
 interface Parked {
   queueId: string;
@@ -85,12 +87,13 @@ export class PollHub {
     this.stopListening?.();
   }
 
-  async getEvents(r: GetEventsRequest): Promise<GetEventsReply> {
+  /** `deadline`: when the caller stops waiting; a parked poll's heartbeat comes before it. */
+  async getEvents(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
     if (r.dont_block || this.stopping) {
       const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack' }));
       return events.length > 0 || r.dont_block ? { events } : { events: [], queue_id: r.queue_id };
     }
-    return this.park(r);
+    return this.park(r, deadline);
   }
 
   private poll(queueId: string, userId: number, lastEventId: number, o: Omit<Parameters<QueueStore['poll']>[3], 'max'>): Promise<PollResult> {
@@ -129,7 +132,7 @@ export class PollHub {
    * before Redis is asked, so a wake that comes meanwhile is not missed: its re-read reaches
    * Redis after the park on the same connection.
    */
-  private park(r: GetEventsRequest): Promise<GetEventsReply> {
+  private park(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
     return new Promise<GetEventsReply>((resolve, reject) => {
       const p: Parked = {
         queueId: r.queue_id,
@@ -165,7 +168,8 @@ export class PollHub {
         if (res.previousParker !== '' && res.previousParker !== this.replicaId) {
           this.publish({ supplant: { queue_id: p.queueId, generation: res.generation } });
         }
-        p.timer = setTimeout(() => void this.heartbeat(p), this.deps.config.heartbeatMs());
+        const heartbeatIn = Math.min(this.deps.config.heartbeatMs(), deadline !== undefined ? deadline - Date.now() - HEARTBEAT_BEFORE_DEADLINE_MS : Infinity);
+        p.timer = setTimeout(() => void this.heartbeat(p), Math.max(0, heartbeatIn));
       })().catch((e) => this.fail(p, e));
     });
   }

@@ -24,7 +24,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
   {
     service: 'users',
     contract: users.registerState,
-    types: ['realm', 'realm_user', 'custom_profile_fields', 'user_settings', 'update_display_settings', 'update_global_notifications', 'realm_user_groups', 'alert_words', 'realm_linkifiers', 'realm_filters', 'presence'],
+    types: ['realm', 'realm_user', 'custom_profile_fields', 'user_settings', 'update_display_settings', 'update_global_notifications', 'realm_user_groups', 'alert_words', 'realm_linkifiers', 'realm_filters', 'presence', 'realm_bot'],
     required: true,
   },
   {

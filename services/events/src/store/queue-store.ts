@@ -9,6 +9,7 @@
  *   evq:registry              hash: epoch (random, new whenever the dataset was lost) and the
  *                             delivery cursor (last JetStream seq applied to every queue)
  *   evq:leader                string: the token of the replica appending events
+ *   evq:leader:term           integer: the leadership term, incremented by each new leader
  *
  * The hash tag keeps one queue's two keys in one cluster slot, so the per-queue scripts work
  * on Redis Cluster; the indexes and the registry are separate single-key operations.
@@ -69,6 +70,8 @@ const SCRIPTS = {
   zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
   zcEvqAdvanceCursor: [1, lua.ADVANCE_CURSOR],
   zcEvqRenewLock: [1, lua.RENEW_LOCK],
+  zcEvqAcquireLock: [2, lua.ACQUIRE_LOCK],
+  zcEvqClaimRegistry: [1, lua.CLAIM_REGISTRY],
   zcEvqReleaseLock: [1, lua.RELEASE_LOCK],
 } as const;
 
@@ -111,6 +114,9 @@ export class QueueStore {
   get leaderKey(): string {
     return redisKey(this.prefix, 'evq', 'leader');
   }
+  private get termKey(): string {
+    return redisKey(this.prefix, 'evq', 'leader', 'term');
+  }
 
   // --- registry and leadership -------------------------------------------------------------
 
@@ -129,13 +135,21 @@ export class QueueStore {
     await this.redis.del(this.registryKey);
   }
 
-  /** False when the registry was reset (its epoch changed): the caller must start over. */
-  async advanceCursor(epoch: string, seq: number): Promise<boolean> {
-    return (await this.scripts.zcEvqAdvanceCursor(this.registryKey, epoch, seq)) === 1;
+  /** 'reset' when the registry's epoch changed (start over), 'fenced' when a newer leader claimed it. */
+  async advanceCursor(epoch: string, seq: number, term: number): Promise<'ok' | 'reset' | 'fenced'> {
+    const r = Number(await this.scripts.zcEvqAdvanceCursor(this.registryKey, epoch, seq, term));
+    return r === 1 ? 'ok' : r === -3 ? 'fenced' : 'reset';
   }
 
-  async acquireLock(token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.set(this.leaderKey, token, 'PX', ttlMs, 'NX')) === 'OK';
+  /** A new leader's first write: from now on no older term can move the cursor. False if a newer term did already. */
+  async claimRegistry(term: number): Promise<boolean> {
+    return Number(await this.scripts.zcEvqClaimRegistry(this.registryKey, term)) === 1;
+  }
+
+  /** The new leadership term if the lock was free, else undefined. */
+  async acquireLock(token: string, ttlMs: number): Promise<number | undefined> {
+    const term = Number(await this.scripts.zcEvqAcquireLock(this.leaderKey, this.termKey, token, ttlMs));
+    return term > 0 ? term : undefined;
   }
   async renewLock(token: string, ttlMs: number): Promise<boolean> {
     return (await this.scripts.zcEvqRenewLock(this.leaderKey, token, ttlMs)) === 1;
@@ -284,8 +298,8 @@ export class QueueStore {
     return out;
   }
 
-  /** Appends each queue's events in one script call per queue, pipelined; see APPEND for results. */
-  async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, maxEvents: number): Promise<Map<string, number>> {
+  /** Appends each queue's events in one script call per queue, pipelined, fenced by `term`; see APPEND for results. */
+  async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, maxEvents: number, term: number): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (perQueue.size === 0) return out;
     const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
@@ -294,7 +308,7 @@ export class QueueStore {
       const events = perQueue.get(id) ?? [];
       const args: Array<string | number> = [];
       for (const e of events) args.push(e.seq, e.origin, e.txid, e.json);
-      p.zcEvqAppend(...this.queueKeys(id), maxEvents, events.length, ...args);
+      p.zcEvqAppend(...this.queueKeys(id), term, maxEvents, events.length, ...args);
     }
     const res = (await p.exec()) ?? [];
     ids.forEach((id, i) => {

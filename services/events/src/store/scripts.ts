@@ -53,13 +53,20 @@ return 1
 `;
 
 /**
- * ARGV: max events, count, then per event: JetStream seq, origin, txid, JSON. Events with a
- * seq at or below the queue's last applied seq are skipped (a redelivery after a leader
- * change); events the queue's /register state already holds are dropped. Returns the number
- * appended, -1 for a dead queue, -2 when this append overflowed it.
+ * ARGV: leader term, max events, count, then per event: JetStream seq, origin, txid, JSON.
+ * Fencing: the queue remembers the highest leader term that appended to it and refuses a
+ * lower one (a former leader that resumed after a pause), so once a newer leader has written
+ * here an older one never can. Events with a seq at or below the queue's last applied seq are
+ * skipped (a redelivery after a leader change); events the queue's /register state already
+ * holds are dropped. Returns the number appended, -1 for a dead queue, -2 when this append
+ * overflowed it, -3 when the caller is fenced off.
  */
 export const APPEND = `${PRELUDE}
 if state() ~= 'ok' then return -1 end
+local term = tonumber(ARGV[1])
+if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
+redis.call('HSET', meta, 'term', term)
+table.remove(ARGV, 1)
 local maxEvents, n = tonumber(ARGV[1]), tonumber(ARGV[2])
 local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
 local newestSeq, appended = lastSeq, 0
@@ -209,13 +216,39 @@ end
 return redis.call('HMGET', KEYS[1], 'epoch', 'cursor')
 `;
 
-/** Moves the delivery cursor forward if the registry still has epoch ARGV[1]. Returns 1, or 0 after a reset. */
+/**
+ * Moves the delivery cursor forward if the registry still has epoch ARGV[1] and no leader of a
+ * term newer than ARGV[3] has claimed it. Returns 1, 0 after a reset, -3 when fenced off.
+ */
 export const ADVANCE_CURSOR = `
 if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+if tonumber(redis.call('HGET', KEYS[1], 'term') or '0') > tonumber(ARGV[3]) then return -3 end
 if tonumber(redis.call('HGET', KEYS[1], 'cursor')) < tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'cursor', ARGV[2])
 end
 return 1
+`;
+
+/**
+ * A new leader of term ARGV[1] claims the registry (KEYS[1]) before it reads the cursor, so a
+ * former leader can no longer move the cursor. Returns 1, or -3 if a newer term holds it.
+ */
+export const CLAIM_REGISTRY = `
+if tonumber(redis.call('HGET', KEYS[1], 'term') or '0') > tonumber(ARGV[1]) then return -3 end
+redis.call('HSET', KEYS[1], 'term', ARGV[1])
+return 1
+`;
+
+/**
+ * Leader lock (KEYS[1]) and its term counter (KEYS[2]): taking a free lock starts a new term,
+ * a number that only grows and that fences every write of the leader. ARGV: token, ttl ms.
+ * Returns the term, or 0 if the lock is held.
+ */
+export const ACQUIRE_LOCK = `
+if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
+  return redis.call('INCR', KEYS[2])
+end
+return 0
 `;
 
 /** Leader lock (KEYS[1]): renew (PEXPIRE) or release (DEL) only while ARGV[1] holds it. */

@@ -30,7 +30,7 @@ t.test('queue store', async (t) => {
     );
     return queueId;
   };
-  const append = async (queueId: string, events: QueuedEvent[], max = 100) => (await store.append(new Map([[queueId, events]]), max)).get(queueId);
+  const append = async (queueId: string, events: QueuedEvent[], max = 100, term = 1) => (await store.append(new Map([[queueId, events]]), max, term)).get(queueId);
   const ids = async (queueId: string, after = -1) => {
     const r = await store.poll(queueId, 10, after, { mode: 'wake', max: 100 });
     return r.status === 'ok' ? r.events.map((e) => [e.id, JSON.parse(e.json).n]) : r.status;
@@ -127,21 +127,41 @@ t.test('queue store', async (t) => {
     const r1 = await store.ensureRegistry('epoch-a', 7);
     t.same(r1, { epoch: 'epoch-a', cursor: 7 });
     t.same(await store.ensureRegistry('epoch-b', 99), r1, 'an existing registry is kept');
-    t.ok(await store.advanceCursor('epoch-a', 12));
-    t.ok(await store.advanceCursor('epoch-a', 9));
+    t.equal(await store.advanceCursor('epoch-a', 12, 1), 'ok');
+    t.equal(await store.advanceCursor('epoch-a', 9, 1), 'ok');
     t.same(await store.readRegistry(), { epoch: 'epoch-a', cursor: 12 });
     await store.deleteRegistry();
-    t.notOk(await store.advanceCursor('epoch-a', 13), 'a lost registry is noticed');
+    t.equal(await store.advanceCursor('epoch-a', 13, 1), 'reset', 'a lost registry is noticed');
   });
 
-  t.test('leader lock: one holder; renew and release only by it', async (t) => {
-    t.ok(await store.acquireLock('me', 5000));
-    t.notOk(await store.acquireLock('you', 5000));
+  t.test('leader lock: one holder; renew and release only by it; each new holder gets a higher term', async (t) => {
+    const first = await store.acquireLock('me', 5000);
+    t.ok(first && first > 0, 'a term');
+    t.equal(await store.acquireLock('you', 5000), undefined);
     t.notOk(await store.renewLock('you', 5000));
     t.ok(await store.renewLock('me', 5000));
     await store.releaseLock('you');
-    t.notOk(await store.acquireLock('you', 5000));
+    t.equal(await store.acquireLock('you', 5000), undefined);
     await store.releaseLock('me');
-    t.ok(await store.acquireLock('you', 5000));
+    const second = await store.acquireLock('you', 5000);
+    t.ok(second !== undefined && first !== undefined && second > first, `the next term is higher (${first} then ${second})`);
+  });
+
+  t.test('fencing: once a newer term wrote, an older term can neither append nor move the cursor', async (t) => {
+    const q = await newQueue();
+    t.equal(await append(q, [ev(1, '')], 100, 5), 1, 'term 5 appends');
+    t.equal(await append(q, [ev(2, '')], 100, 6), 1, 'term 6 appends');
+    t.equal(await append(q, [ev(3, '')], 100, 5), -3, 'term 5 is fenced off this queue');
+    t.same(await ids(q), [[0, 1], [1, 2]], 'nothing of the fenced append landed');
+    const other = await newQueue();
+    t.equal(await append(other, [ev(3, '')], 100, 5), 1, 'a queue the newer term has not written to yet still takes the older one (in order: it holds no newer events)');
+
+    await store.ensureRegistry('epoch-f', 0);
+    t.equal(await store.advanceCursor('epoch-f', 10, 5), 'ok');
+    t.equal(await store.claimRegistry(6), true, 'term 6 claims the registry');
+    t.equal(await store.advanceCursor('epoch-f', 20, 5), 'fenced', 'term 5 can no longer move the cursor');
+    t.equal(await store.claimRegistry(5), false, 'nor claim it back');
+    t.equal(await store.advanceCursor('epoch-f', 20, 6), 'ok');
+    t.same(await store.readRegistry(), { epoch: 'epoch-f', cursor: 20 });
   });
 });

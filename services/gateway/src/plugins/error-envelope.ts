@@ -6,7 +6,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorBody } from '@zc/shared/envelope';
-import { AppError, internalError, isAppError } from '@zc/shared/errors';
+import { AppError, asOutage, internalError, isAppError } from '@zc/shared/errors';
 
 function fromFastifyError(e: FastifyError): AppError | undefined {
   const status = e.statusCode ?? 500;
@@ -38,7 +38,7 @@ export default fp(
       if (isAppError(err)) e = err;
       else if (err instanceof SyntaxError) e = new AppError('BAD_REQUEST', 'Malformed request body', 400);
       else if (!err.statusCode && MALFORMED_MULTIPART.test(err.message)) e = new AppError('BAD_REQUEST', 'Malformed multipart body', 400);
-      else e = fromFastifyError(err) ?? internalError(err);
+      else e = fromFastifyError(err) ?? asOutage(err) ?? internalError(err);
       if (e.httpStatus >= 500) request.log.error({ err, code: e.code }, 'request failed');
       else request.log.info({ code: e.code, status: e.httpStatus }, 'request rejected');
       if (e.httpStatus === 401) reply.header('www-authenticate', 'Basic realm="zulip"');

@@ -8,7 +8,7 @@
  * per-user rows moved with the messages' visibility, and the client events written to the
  * outbox. Notification-bot posts about a move go out after the commit.
  */
-import { eventsInbox, isGuest, type Actor, type EditHistoryEntry, type UpdateMessageEvent } from '@zc/shared/contracts';
+import { eventsInbox, isGuest, messagesEvents, type Actor, type EditHistoryEntry, type UpdateMessageEvent } from '@zc/shared/contracts';
 import { transaction } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -176,6 +176,15 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
         historyOf(before),
         now,
       );
+      if (rendered.attachment_path_ids.length || before.has_attachment) {
+        await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, {
+          realm_id: realm.id,
+          message_id: target.id,
+          sender_id: before.sender_id,
+          date_sent: Math.floor(before.date_sent.getTime() / 1000),
+          path_ids: rendered.attachment_path_ids,
+        });
+      }
       // Mentions, wildcards and alert words follow the new content (spec 2.9).
       const rows = await editStore.rowsOf(tx, target.id);
       await editStore.setFlags(

@@ -13,9 +13,8 @@ import type { MessagesDeps } from '../deps.js';
 import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '../lib/emoji.js';
 import { FLAG_BITS } from '../lib/flags.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
-import { messageAudience } from '../queries/message-audience.js';
-import { editStore } from '../store/edit-store.js';
-import { messageStore } from '../store/message-store.js';
+import { messageAudience, type MessageAudience } from '../queries/message-audience.js';
+import { messageStore, type MessageRow } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
 
 export interface ReactionRequest {
@@ -49,8 +48,20 @@ function requestedEmoji(r: ReactionRequest, name: string, realmEmoji: readonly R
   return { ...emojiByName(name, realmEmoji), typeGiven: false };
 }
 
-async function notifyReaction(deps: MessagesDeps, tx: Queryable, op: 'add' | 'remove', actor: Actor, reaction: ReactionRow, audience: { userIds: number[]; publicStream: boolean }) {
-  const me = (await deps.directory.resolveUsers(tx, actor.realm_id, [actor.user_id])).found[0];
+/** The reacting user as the deprecated `user` object shows them (the read model's display email and name). */
+async function reactorOf(deps: MessagesDeps, actor: Actor): Promise<{ user_id: number; email: string; full_name: string }> {
+  const me = (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [actor.user_id])).found[0];
+  return { user_id: actor.user_id, email: me?.email ?? actor.email, full_name: me?.full_name ?? actor.full_name };
+}
+
+async function notifyReaction(
+  tx: Queryable,
+  op: 'add' | 'remove',
+  actor: Actor,
+  reactor: { user_id: number; email: string; full_name: string },
+  reaction: ReactionRow,
+  audience: MessageAudience,
+): Promise<void> {
   await addToOutbox(tx, 'messages', eventsInbox.notify, {
     realm_id: actor.realm_id,
     users: audience.userIds,
@@ -60,7 +71,7 @@ async function notifyReaction(deps: MessagesDeps, tx: Queryable, op: 'add' | 're
       message_id: reaction.message_id,
       user_id: actor.user_id,
       // Deprecated, but still sent at our feature level (Zulip dropped it at 328).
-      user: { user_id: actor.user_id, email: me?.email ?? actor.email, full_name: me?.full_name ?? actor.full_name },
+      user: reactor,
       emoji_name: reaction.emoji_name,
       emoji_code: reaction.emoji_code,
       reaction_type: reaction.reaction_type,
@@ -69,27 +80,36 @@ async function notifyReaction(deps: MessagesDeps, tx: Queryable, op: 'add' | 're
   });
 }
 
+/**
+ * The audience and the reactor, read before the transaction (they do not depend on the
+ * reaction). The reactor is always in the audience: they can read the message, and reacting
+ * gives them a row if they had none.
+ */
+async function audienceAndReactor(deps: MessagesDeps, actor: Actor, row: MessageRow) {
+  const [audience, reactor] = await Promise.all([messageAudience(deps.pool, actor.realm_id, row), reactorOf(deps, actor)]);
+  if (!audience.userIds.includes(actor.user_id)) audience.userIds = [...audience.userIds, actor.user_id].sort((a, b) => a - b);
+  return { audience, reactor };
+}
+
 export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
   const { actor } = r;
   if (r.emoji_name === undefined) throw requestVariableMissing('emoji_name');
   const name = r.emoji_name;
   await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
-  const realmEmoji = await realmEmojiOf(deps.pool, actor.realm_id);
+  const [realmEmoji, { audience, reactor }] = await Promise.all([realmEmojiOf(deps.pool, actor.realm_id), audienceAndReactor(deps, actor, row)]);
   const emoji = requestedEmoji(r, name, realmEmoji);
 
   await transaction(deps.pool, async (tx) => {
-    // Serialises reactions to one message, so "already exists" and the vote's name are decided on current rows.
-    await editStore.lockMessages(tx, [row.id]);
-    if (await reactionStore.exists(tx, row.id, actor.user_id, emoji.reaction_type, emoji.emoji_code)) throw reactionAlreadyExists();
-    const inUse = await reactionStore.nameInUse(tx, row.id, emoji.reaction_type, emoji.emoji_code);
-    if (inUse === undefined) checkEmojiRequest(name, emoji.emoji_code, emoji.reaction_type, realmEmoji);
-    const reaction: ReactionRow = { message_id: row.id, user_id: actor.user_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code, emoji_name: inUse ?? name };
+    const state = await reactionStore.lockAndInspect(tx, row.id, actor.user_id, emoji.reaction_type, emoji.emoji_code);
+    if (state.mine) throw reactionAlreadyExists();
+    if (state.nameInUse === undefined) checkEmojiRequest(name, emoji.emoji_code, emoji.reaction_type, realmEmoji);
+    const reaction: ReactionRow = { message_id: row.id, user_id: actor.user_id, reaction_type: emoji.reaction_type, emoji_code: emoji.emoji_code, emoji_name: state.nameInUse ?? name };
     if (!(await reactionStore.insert(tx, reaction))) throw reactionAlreadyExists();
     // As Zulip: a reaction to a message one never received gives a historical row, so later
     // events about the message (edits, reactions) reach the reacting user.
     if (flags === undefined) await messageStore.insertUserMessages(tx, [actor.user_id], [row.id], [FLAG_BITS.read | FLAG_BITS.historical]);
-    await notifyReaction(deps, tx, 'add', actor, reaction, await messageAudience(tx, actor.realm_id, row));
+    await notifyReaction(tx, 'add', actor, reactor, reaction, audience);
   });
 }
 
@@ -108,10 +128,10 @@ export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest
   }
   const emojiCode = code;
   const reactionType = type ?? 'unicode_emoji';
+  const { audience, reactor } = await audienceAndReactor(deps, actor, row);
   await transaction(deps.pool, async (tx) => {
-    await editStore.lockMessages(tx, [row.id]);
     const removed = await reactionStore.remove(tx, row.id, actor.user_id, reactionType, emojiCode);
     if (!removed) throw reactionDoesNotExist();
-    await notifyReaction(deps, tx, 'remove', actor, removed, await messageAudience(tx, actor.realm_id, row));
+    await notifyReaction(tx, 'remove', actor, reactor, removed, audience);
   });
 }

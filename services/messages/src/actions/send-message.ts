@@ -237,6 +237,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     ...(r.queue_id !== undefined ? { senderQueueId: r.queue_id } : {}),
     ...(r.local_id !== undefined ? { localId: r.local_id } : {}),
     ...(publicStream ? { publicStream } : {}),
+    ...(rendered.attachment_path_ids.length ? { attachmentPathIds: rendered.attachment_path_ids } : {}),
     ...(r.idempotency_key !== undefined ? { idempotencyKey: r.idempotency_key } : {}),
     ...(opts.checked ? { readModelVersion } : {}),
   });

@@ -43,6 +43,8 @@ export interface PreparedSend {
   localId?: string;
   /** A public stream's message also reaches queues registered with all_public_streams. */
   publicStream?: boolean;
+  /** Uploaded files the content links (the uploads service claims them); none: absent. */
+  attachmentPathIds?: string[];
   idempotencyKey?: string;
   /** The realm's read-model version the checks read (written only if still current); none: not checked. */
   readModelVersion?: number;
@@ -82,6 +84,16 @@ function sentPayload(realmId: number, s: PreparedSend, id: number) {
   } satisfies PayloadOf<typeof messagesEvents.messageSent>;
 }
 
+function attachmentsPayload(realmId: number, s: PreparedSend, id: number) {
+  return {
+    realm_id: realmId,
+    message_id: id,
+    sender_id: s.message.sender_id,
+    date_sent: Math.floor(s.message.date_sent.getTime() / 1000),
+    path_ids: s.attachmentPathIds ?? [],
+  } satisfies PayloadOf<typeof messagesEvents.messageAttachmentsChanged>;
+}
+
 /** A batch without idempotency keys: one statement (see the file comment). */
 async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
   const userIds: number[] = [];
@@ -98,6 +110,9 @@ async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: nu
     }
     outbox.push({ subject: eventsInbox.notify.subject, payload: JSON.stringify(notifyPayload(realmId, s, 0)), ord, idPath: '{event,message,id}', carrier });
     outbox.push({ subject: messagesEvents.messageSent.subject, payload: JSON.stringify(sentPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
+    if (s.attachmentPathIds?.length) {
+      outbox.push({ subject: messagesEvents.messageAttachmentsChanged.subject, payload: JSON.stringify(attachmentsPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
+    }
   }
   const written = await messageStore.insertSends(deps.pool, {
     lockClass: SEND_LOCK_CLASS,
@@ -136,10 +151,15 @@ async function writeBatch(deps: MessagesDeps, version: number | null, sends: rea
     const fresh: Array<{ s: PreparedSend; id: number }> = [];
     for (const [i, s] of sends.entries()) {
       const id = ids[i] as number;
-      if (s.idempotencyKey !== undefined && !claimed.has(`${s.message.sender_id}\u0000${s.idempotencyKey}`)) {
-        // Sent before (or earlier in this batch): answer with that message, send nothing.
-        result.push((await messageStore.findIdempotent(tx, s.message.sender_id, s.idempotencyKey)) as number);
-        continue;
+      if (s.idempotencyKey !== undefined) {
+        const key = `${s.message.sender_id}\u0000${s.idempotencyKey}`;
+        // Claimed by an earlier send of this batch: answer with its id. Taken by an earlier
+        // transaction (any replica; the primary key made ours wait for it): answer with that one.
+        const winner = claimed.get(key) ?? (await messageStore.findIdempotent(tx, s.message.sender_id, s.idempotencyKey));
+        if (winner !== id) {
+          result.push(winner as number);
+          continue;
+        }
       }
       result.push(id);
       fresh.push({ s, id });
@@ -158,6 +178,7 @@ async function writeBatch(deps: MessagesDeps, version: number | null, sends: rea
       }
       event(eventsInbox.notify, notifyPayload(realmId, s, id));
       event(messagesEvents.messageSent, sentPayload(realmId, s, id));
+      if (s.attachmentPathIds?.length) event(messagesEvents.messageAttachmentsChanged, attachmentsPayload(realmId, s, id));
     }
     await messageStore.insertBatch(tx, fresh.map(({ s, id }) => ({ ...s.message, id })), { userIds: umUsers, messageIds: umMessages, flags: umFlags }, outbox);
     return { ids: result };

@@ -6,9 +6,10 @@ import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags }
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { renderPreview } from '../actions/render-message.js';
 import { checkSendMessage } from '../actions/send-message.js';
+import { checkSendTypingNotification } from '../actions/typing.js';
 import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
-import { getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
+import { canReadAnyMessage, getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
 import { getMessageHistory } from '../queries/message-history.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { listStreamTopics } from '../queries/topics.js';
@@ -16,6 +17,10 @@ import { messageStore } from '../store/message-store.js';
 
 export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
   bus.serve(messagesRpc.send, async (r) => ({ id: await checkSendMessage(deps, writer, r) }));
+  bus.serve(messagesRpc.typing, async (r) => {
+    await checkSendTypingNotification(deps, deps.typingExpiry, r);
+    return {};
+  });
   bus.serve(messagesRpc.list, (r) => listMessages(deps, r));
   bus.serve(messagesRpc.update, async (r) => {
     await checkUpdateMessage(deps, writer, r);
@@ -45,5 +50,6 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   bus.serve(messagesRpc.streamTopics, async (r) => ({ topics: await listStreamTopics(deps, r.actor, r.stream_id) }));
   bus.serve(messagesRpc.render, async (r) => ({ rendered: await renderPreview(deps, r.actor, r.content) }));
   bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(messagesRpc.canReadAny, async (r) => ({ readable: await canReadAnyMessage(deps, r.actor, r.message_ids) }));
   bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));
 }

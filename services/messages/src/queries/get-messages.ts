@@ -5,7 +5,7 @@
  * promise what the fetched rows prove.
  */
 import { LIMITS, isGuest, type Actor } from '@zc/shared/contracts';
-import { badRequest } from '@zc/shared/errors';
+import { badRequest, isAppError } from '@zc/shared/errors';
 import type { Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
 import { topicLinker } from '../actions/render-message.js';
@@ -225,6 +225,20 @@ export async function accessMessage(q: Queryable, viewer: Viewer, messageId: num
   // Protected history: only what they received, and only while still subscribed.
   if (flags !== undefined && !stream.history_public_to_subscribers && (await readModelStore.isSubscribed(q, stream.id, viewer.userId))) return { row, flags };
   throw invalidMessage();
+}
+
+/** Whether the actor may read any of these messages (the uploads service's download rule); newest first, stops at the first. */
+export async function canReadAnyMessage(deps: MessagesDeps, actor: Actor, messageIds: readonly number[]): Promise<boolean> {
+  const viewer = viewerOf(actor);
+  for (const id of [...new Set(messageIds)].sort((a, b) => b - a)) {
+    try {
+      await accessMessage(deps.pool, viewer, id);
+      return true;
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+    }
+  }
+  return false;
 }
 
 export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: number, applyMarkdown: boolean): Promise<{ message: Record<string, unknown>; raw_content: string }> {

@@ -277,14 +277,18 @@ export const messageStore = {
     const { rows } = await q.query<{ message_id: number }>('SELECT message_id FROM messages.idempotency_key WHERE user_id = $1 AND key = $2', [userId, key]);
     return rows[0]?.message_id;
   },
-  /** Claims keys for messages; returns the keys that were new (the others were taken earlier). */
-  async claimIdempotencyKeys(q: Queryable, userIds: readonly number[], keys: readonly string[], messageIds: readonly number[]): Promise<Set<string>> {
-    if (keys.length === 0) return new Set();
-    const { rows } = await q.query<{ user_id: number; key: string }>(
+  /**
+   * Claims keys for messages; returns, for each key that was new, the message id that won it
+   * (`user_id NUL key` → id). A key repeated within the call is claimed by its first row only,
+   * so the caller must compare the winner with its own id, not just look the key up.
+   */
+  async claimIdempotencyKeys(q: Queryable, userIds: readonly number[], keys: readonly string[], messageIds: readonly number[]): Promise<Map<string, number>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await q.query<{ user_id: number; key: string; message_id: number }>(
       `INSERT INTO messages.idempotency_key (user_id, key, message_id)
-       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING RETURNING user_id, key`,
+       SELECT * FROM unnest($1::bigint[], $2::text[], $3::bigint[]) ON CONFLICT DO NOTHING RETURNING user_id, key, message_id`,
       [userIds, keys, messageIds],
     );
-    return new Set(rows.map((r) => `${r.user_id}\u0000${r.key}`));
+    return new Map(rows.map((r) => [`${r.user_id}\u0000${r.key}`, Number(r.message_id)]));
   },
 };

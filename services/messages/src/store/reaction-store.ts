@@ -30,23 +30,19 @@ export const reactionStore = {
     return rows[0];
   },
 
-  async exists(q: Queryable, messageId: number, userId: number, type: string, code: string): Promise<boolean> {
-    const { rowCount } = await q.query('SELECT 1 FROM messages.reaction WHERE message_id = $1 AND user_id = $2 AND reaction_type = $3 AND emoji_code = $4', [
-      messageId,
-      userId,
-      type,
-      code,
-    ]);
-    return (rowCount ?? 0) > 0;
-  },
-
-  /** The name of the earliest reaction with this emoji on the message (a new one counts as a vote for it). */
-  async nameInUse(q: Queryable, messageId: number, type: string, code: string): Promise<string | undefined> {
-    const { rows } = await q.query<{ emoji_name: string }>(
-      'SELECT emoji_name FROM messages.reaction WHERE message_id = $1 AND reaction_type = $2 AND emoji_code = $3 ORDER BY id LIMIT 1',
-      [messageId, type, code],
+  /**
+   * Locks the message (until commit, so reactions to it are decided one at a time) and says
+   * whether the user already has this emoji on it and the name of the earliest reaction with
+   * it, if any (a new one counts as a vote for that name).
+   */
+  async lockAndInspect(q: Queryable, messageId: number, userId: number, type: string, code: string): Promise<{ mine: boolean; nameInUse: string | undefined }> {
+    const { rows } = await q.query<{ mine: boolean; name_in_use: string | null }>(
+      `SELECT EXISTS (SELECT 1 FROM messages.reaction r WHERE r.message_id = m.id AND r.user_id = $2 AND r.reaction_type = $3 AND r.emoji_code = $4) AS mine,
+         (SELECT r.emoji_name FROM messages.reaction r WHERE r.message_id = m.id AND r.reaction_type = $3 AND r.emoji_code = $4 ORDER BY r.id LIMIT 1) AS name_in_use
+       FROM messages.message m WHERE m.id = $1 FOR UPDATE`,
+      [messageId, userId, type, code],
     );
-    return rows[0]?.emoji_name;
+    return { mine: rows[0]?.mine ?? false, nameInUse: rows[0]?.name_in_use ?? undefined };
   },
 
   /** The reactions on these messages, each message's in the order they were added. */

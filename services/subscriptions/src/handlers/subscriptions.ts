@@ -8,6 +8,7 @@ import { checkRemoveSubscriptions } from '../actions/unsubscribe.js';
 import type { SubscriptionsDeps } from '../deps.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getStream, getStreamId, listStreams } from '../queries/streams.js';
+import { getSubscriptionStatus, listStreamMembers } from '../queries/stream-members.js';
 import { getStreamAccess, listSubscriptions } from '../queries/subscriptions.js';
 
 export function registerSubscriptionHandlers(bus: Bus, deps: SubscriptionsDeps): void {
@@ -25,6 +26,8 @@ export function registerSubscriptionHandlers(bus: Bus, deps: SubscriptionsDeps):
   bus.serve(subscriptionsRpc.listStreams, async (r) => ({ streams: await listStreams(deps, r.actor, r) }));
   bus.serve(subscriptionsRpc.getStream, async (r) => ({ stream: await getStream(deps, r.actor, r.stream_id) }));
   bus.serve(subscriptionsRpc.getStreamId, async (r) => ({ stream_id: await getStreamId(deps, r.actor, r.stream) }));
+  bus.serve(subscriptionsRpc.streamMembers, async (r) => ({ subscribers: await listStreamMembers(deps, r.actor, r.stream_id) }));
+  bus.serve(subscriptionsRpc.subscriptionStatus, async (r) => ({ is_subscribed: await getSubscriptionStatus(deps, r.actor, r.user_id, r.stream_id) }));
   bus.serve(subscriptionsRpc.streamAccess, (r) => getStreamAccess(deps, r));
   bus.serve(subscriptionsRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
 }

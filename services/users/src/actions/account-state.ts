@@ -13,6 +13,7 @@ import { generateApiKey } from '../lib/credentials.js';
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
+import { botAdministrators } from './people-admin.js';
 
 const noSuchUser = () => badRequest('No such user');
 
@@ -37,6 +38,13 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
       users: everyone,
       event: { type: 'realm_user', op: 'remove', person: { user_id: user.id, full_name: user.full_name } },
     });
+    if (user.is_bot) {
+      await addToOutbox(tx, 'users', eventsInbox.notify, {
+        realm_id: realm.id,
+        users: await botAdministrators(tx, realm.id, user),
+        event: { type: 'realm_bot', op: 'remove', bot: { user_id: user.id, full_name: user.full_name } },
+      });
+    }
     return true;
   });
   // Zulip lists only active users' presence; the presence store keeps no user list of its own.

@@ -9,7 +9,7 @@ import { toRealmRecord } from '../lib/realm-view.js';
 import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { userGroupStore } from '../store/user-group-store.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
-import { userStore, type UserRow } from '../store/user-store.js';
+import { userStore, type ProfileValueRow, type UserRow } from '../store/user-store.js';
 
 export interface NewAccount {
   email: string;
@@ -65,12 +65,19 @@ async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: 
 
 /**
  * Announces a new user: the read-model event, and realm_user add to everyone in the realm.
+ */
+async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
+  await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, realmHostOf(deps, realm)));
+  await notifyRealmUserAdd(deps, q, realm, user, []);
+}
+
+/**
+ * realm_user add for a user who joined or came back, to every active member of the realm.
  * Administrators may see the real address where the realm hides it, so they get their own
  * copy of the event with `delivery_email`.
  */
-async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
+export async function notifyRealmUserAdd(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow, profileValues: readonly ProfileValueRow[]): Promise<void> {
   const host = realmHostOf(deps, realm);
-  await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, host));
   const everyone = (await userStore.listByRealm(q, realm.id)).filter((u) => u.is_active);
   const audiences = realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE
     ? [{ role: Role.MEMBER, users: everyone }]
@@ -80,7 +87,7 @@ async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user
       ];
   for (const audience of audiences) {
     if (audience.users.length === 0) continue;
-    const person = toApiUser(user, realm, { viewerRole: audience.role, clientGravatar: false, includeCustomProfileFields: true, realmHost: host, profileValues: [] });
+    const person = toApiUser(user, realm, { viewerRole: audience.role, clientGravatar: false, includeCustomProfileFields: true, realmHost: host, profileValues });
     await addToOutbox(q, 'users', eventsInbox.notify, {
       realm_id: realm.id,
       users: audience.users.map((u) => u.id),

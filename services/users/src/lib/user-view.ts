@@ -90,3 +90,24 @@ export function toUserRecord(u: UserRow, realm: RealmRow, realmHost: string): Us
     date_joined: u.date_joined.toISOString(),
   };
 }
+
+/**
+ * A bot as `realm_bots` and realm_bot events show it to those who administer it (its owner
+ * and the realm's administrators); it carries the bot's API key.
+ */
+export function toApiBot(u: UserRow, realm: RealmRow, realmHost: string, apiKey: string): Record<string, unknown> {
+  return {
+    email: displayEmail(u, realm, realmHost),
+    user_id: u.id,
+    full_name: u.full_name,
+    bot_type: u.bot_type,
+    is_active: u.is_active,
+    api_key: apiKey,
+    default_sending_stream: null,
+    default_events_register_stream: null,
+    default_all_public_streams: false,
+    avatar_url: avatarUrl(u, false, realm),
+    services: [],
+    owner_id: u.bot_owner_id,
+  };
+}

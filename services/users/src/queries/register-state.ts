@@ -2,7 +2,7 @@
 import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { realmSettings } from '@zc/shared/policy';
-import { avatarUrl, toApiUser } from '../lib/user-view.js';
+import { avatarUrl, toApiBot, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
@@ -11,6 +11,8 @@ import { listUserGroups } from './user-groups.js';
 import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
+import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
+import { profileFieldStore } from '../store/profile-field-store.js';
 
 export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
   twenty_four_hour_time: false,
@@ -147,12 +149,13 @@ async function readState(
     }
   }
   if (want('custom_profile_fields')) {
-    const { rows } = await q.query(
-      'SELECT id, name, hint, field_type AS type, field_data, "order", display_in_profile_summary FROM users.custom_profile_field WHERE realm_id = $1 ORDER BY "order", id',
-      [realm.id],
-    );
-    out.custom_profile_fields = rows;
+    out.custom_profile_fields = (await profileFieldStore.listForRealm(q, realm.id)).map(toApiField);
     out.custom_profile_field_types = CUSTOM_PROFILE_FIELD_TYPES;
+  }
+  if (want('realm_bot')) {
+    // Zulip's get_owned_bot_dicts: administrators see every bot of the realm, others their own.
+    const bots = await userStore.listBots(q, realm.id, (me?.role ?? actor.role) <= Role.ADMINISTRATOR ? null : actor.user_id);
+    out.realm_bots = bots.map((b) => toApiBot(b, realm, realmHostOf(deps, realm), deps.vault.decrypt(b.api_key_enc)));
   }
   if (want('user_settings')) out.user_settings = userSettings;
   if (want('realm_linkifiers') || want('realm_filters')) {
@@ -167,14 +170,3 @@ async function readState(
   }
   return out;
 }
-
-const CUSTOM_PROFILE_FIELD_TYPES = {
-  SHORT_TEXT: { id: 1, name: 'Short text' },
-  LONG_TEXT: { id: 2, name: 'Long text' },
-  SELECT: { id: 3, name: 'List of options' },
-  DATE: { id: 4, name: 'Date picker' },
-  URL: { id: 5, name: 'Link' },
-  USER: { id: 6, name: 'Person picker' },
-  EXTERNAL_ACCOUNT: { id: 7, name: 'External account' },
-  PRONOUNS: { id: 8, name: 'Pronouns' },
-};

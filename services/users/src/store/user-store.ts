@@ -101,6 +101,39 @@ export const userStore = {
   async setActive(q: Queryable, userId: number, active: boolean): Promise<void> {
     await q.query('UPDATE users.user_profile SET is_active = $2 WHERE id = $1', [userId, active]);
   },
+  async setFullName(q: Queryable, userId: number, fullName: string): Promise<void> {
+    await q.query('UPDATE users.user_profile SET full_name = $2 WHERE id = $1', [userId, fullName]);
+  },
+  async setRole(q: Queryable, userId: number, role: number): Promise<void> {
+    await q.query('UPDATE users.user_profile SET role = $2 WHERE id = $1', [userId, role]);
+  },
+  async setBotOwner(q: Queryable, userId: number, ownerId: number): Promise<void> {
+    await q.query('UPDATE users.user_profile SET bot_owner_id = $2 WHERE id = $1', [userId, ownerId]);
+  },
+  /** Ids of the realm's active members (system bots excluded): the audience of realm-wide events. */
+  async listActiveIds(q: Queryable, realmId: number): Promise<number[]> {
+    const { rows } = await q.query<{ id: number }>(
+      'SELECT id FROM users.user_profile WHERE realm_id = $1 AND is_active AND NOT is_system_bot ORDER BY id',
+      [realmId],
+    );
+    return rows.map((r) => r.id);
+  },
+  /** The realm's bots (active or not, system bots excluded), or only those `ownerId` owns. */
+  async listBots(q: Queryable, realmId: number, ownerId: number | null): Promise<UserRow[]> {
+    const { rows } = await q.query<UserRow>(
+      `SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND is_bot AND NOT is_system_bot AND ($2::bigint IS NULL OR bot_owner_id = $2) ORDER BY id`,
+      [realmId, ownerId],
+    );
+    return rows;
+  },
+  /** Ids of the realm's active owners, locked until the transaction ends (the last-owner rule). */
+  async lockActiveOwners(q: Queryable, realmId: number): Promise<number[]> {
+    const { rows } = await q.query<{ id: number }>(
+      'SELECT id FROM users.user_profile WHERE realm_id = $1 AND role = 100 AND is_active ORDER BY id FOR UPDATE',
+      [realmId],
+    );
+    return rows.map((r) => r.id);
+  },
   async profileValues(q: Queryable, userIds: readonly number[]): Promise<ProfileValueRow[]> {
     const { rows } = await q.query<ProfileValueRow>(
       'SELECT user_id, field_id, value, rendered_value FROM users.custom_profile_field_value WHERE user_id = ANY($1::bigint[])',

@@ -6,8 +6,10 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Draft } from '../drafts.js';
+import { Attachment } from '../uploads.js';
 import { CORE_EVENT_SCHEMAS } from './core.js';
 import { USER_GROUP_EVENT_SCHEMAS } from './user-groups.js';
+import { PEOPLE_EVENT_SCHEMAS } from './people.js';
 
 export * from './core.js';
 export * from './user-groups.js';
@@ -55,6 +57,14 @@ const reactionFields = {
 export const ReactionAddEvent = Type.Object({ ...base('reaction'), op: Type.Literal('add'), ...reactionFields }, strict);
 export const ReactionRemoveEvent = Type.Object({ ...base('reaction'), op: Type.Literal('remove'), ...reactionFields }, strict);
 
+/** Zulip's `attachment` events, to the owner only, with the realm's space used in bytes. */
+export const AttachmentAddEvent = Type.Object({ ...base('attachment'), op: Type.Literal('add'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
+export const AttachmentUpdateEvent = Type.Object({ ...base('attachment'), op: Type.Literal('update'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
+export const AttachmentRemoveEvent = Type.Object(
+  { ...base('attachment'), op: Type.Literal('remove'), attachment: Type.Object({ id: Type.Integer() }, strict), upload_space_used: Type.Integer() },
+  strict,
+);
+
 export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
@@ -69,6 +79,7 @@ export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   ...CORE_EVENT_SCHEMAS,
   ...USER_GROUP_EVENT_SCHEMAS,
+  ...PEOPLE_EVENT_SCHEMAS,
   'drafts/add': DraftsAddEvent,
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
@@ -78,6 +89,9 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'typing/stop': TypingStopEvent,
   'reaction/add': ReactionAddEvent,
   'reaction/remove': ReactionRemoveEvent,
+  'attachment/add': AttachmentAddEvent,
+  'attachment/update': AttachmentUpdateEvent,
+  'attachment/remove': AttachmentRemoveEvent,
 };
 
 /** The schema for an event, if one is declared (`type/op` first, then `type`). */

@@ -4,8 +4,14 @@ import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
 import { params } from '../../../../plugins/params.js';
 
-/** Longer than any park, so an answer from the events service always arrives first. */
-const POLL_TIMEOUT_MS = LONGPOLL_MAX_PARK_MS + 20_000;
+/**
+ * How long a parked poll may stay unanswered: the heartbeat interval (ZC_HEARTBEAT_MS when
+ * fixed, for tests), plus a second. The events replica heartbeats before this deadline (it
+ * travels with the request); if the replica died or hangs, this gateway answers `events: []`
+ * itself when it passes, so the client re-polls (reaching a live replica) within the
+ * heartbeat interval instead of waiting for a bus timeout.
+ */
+const pollWindowMs = () => (Number(process.env.ZC_HEARTBEAT_MS) || LONGPOLL_MAX_PARK_MS) + 1_000;
 
 /**
  * GET /api/v1/events (long-poll) and DELETE /api/v1/events (spec 4.21). A parked poll holds
@@ -14,6 +20,7 @@ const POLL_TIMEOUT_MS = LONGPOLL_MAX_PARK_MS + 20_000;
  */
 export default async function eventsRoutes(app: FastifyInstance) {
   const { bus } = app.deps;
+  const pollWindow = pollWindowMs();
   // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
   // acknowledged only by the client's next last_event_id), instead of holding the close.
   const parked = new Set<() => void>();
@@ -23,11 +30,20 @@ export default async function eventsRoutes(app: FastifyInstance) {
 
   app.get('/', async (request) => {
     const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
-    const poll = bus.request(eventsRpc.get, { actor: request.actor, ...p }, { timeoutMs: POLL_TIMEOUT_MS });
+    const started = Date.now();
+    const poll = bus.request(eventsRpc.get, { actor: request.actor, ...p }, { timeoutMs: pollWindow });
     const reply = await new Promise<GetEventsReply>((resolve, reject) => {
       const end = () => resolve({ events: [], queue_id: p.queue_id });
       parked.add(end);
-      poll.then(resolve, reject).finally(() => parked.delete(end));
+      poll
+        .then(resolve, (e) => {
+          // The whole window passed without an answer: the replica holding the poll is gone or
+          // stuck. Nothing is lost (only the client's next last_event_id acknowledges), so the
+          // client simply polls again. A quick failure (no replica at all) stays a 503.
+          if (!p.dont_block && Date.now() - started >= pollWindow) end();
+          else reject(e);
+        })
+        .finally(() => parked.delete(end));
     });
     return success(reply);
   });

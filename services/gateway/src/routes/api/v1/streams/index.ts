@@ -27,4 +27,10 @@ export default async function streamsRoutes(app: FastifyInstance) {
     const id = streamId.decode(request.params.stream_id, 'stream_id');
     return success(await bus.request(subscriptionsRpc.getStream, { actor: request.actor, stream_id: id }));
   });
+
+  app.get<{ Params: { stream_id: string } }>('/:stream_id/members', async (request) => {
+    params(request, {});
+    const id = streamId.decode(request.params.stream_id, 'stream_id');
+    return success(await bus.request(subscriptionsRpc.streamMembers, { actor: request.actor, stream_id: id }));
+  });
 }

@@ -1,0 +1,94 @@
+/**
+ * Moving file bytes between the client and an uploads replica's internal listener (the
+ * address and token come from a NATS answer). Bodies are piped, never buffered, so memory
+ * stays flat whatever the file size; only the small JSON answers are read whole.
+ */
+import http from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { serviceUnavailable } from '@zc/shared/errors';
+
+/** Headers of a served file passed on to the client. */
+const FILE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'content-security-policy'];
+/** Largest JSON answer read from the internal listener. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+function readJson(res: http.IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_ANSWER_BYTES) res.destroy(new Error('answer too large'));
+      else chunks.push(c);
+    });
+    res.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (e) {
+        reject(e);
+      }
+    });
+    res.on('error', reject);
+  });
+}
+
+/**
+ * Pipes the request body to `url` and answers with what the uploads replica answers. If it
+ * answers before the body ended (a refusal), the rest is not read: the connection closes.
+ */
+export function forwardUpload(request: FastifyRequest, reply: FastifyReply, url: string): Promise<unknown> {
+  const raw = request.raw;
+  return new Promise((resolve, reject) => {
+    const length = raw.headers['content-length'];
+    const upstream = http.request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': raw.headers['content-type'] ?? '',
+        ...(length !== undefined ? { 'content-length': length } : { 'transfer-encoding': 'chunked' }),
+      },
+    });
+    let answered = false;
+    upstream.on('response', (res) => {
+      answered = true;
+      readJson(res).then(
+        (body) => {
+          if (!raw.complete) {
+            raw.unpipe(upstream);
+            reply.header('connection', 'close');
+          }
+          reply.code(res.statusCode ?? 502).type('application/json');
+          resolve(body);
+        },
+        () => reject(serviceUnavailable()),
+      );
+    });
+    upstream.on('error', () => {
+      if (!answered) reject(serviceUnavailable());
+    });
+    // A client that goes away mid-body takes the upstream request with it: the replica
+    // sees the upload end early and keeps nothing.
+    raw.on('close', () => {
+      if (!raw.complete && !answered) upstream.destroy();
+    });
+    raw.pipe(upstream);
+  });
+}
+
+/** Streams a file from `url` to the client with its headers; a JSON error answer is passed on as it is. */
+export async function forwardDownload(reply: FastifyReply, url: string): Promise<unknown> {
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    http.get(url, resolve).on('error', () => reject(serviceUnavailable()));
+  });
+  if (res.statusCode !== 200) {
+    const body = await readJson(res).catch(() => {
+      throw serviceUnavailable();
+    });
+    reply.code(res.statusCode ?? 502).type('application/json');
+    return body;
+  }
+  for (const h of FILE_HEADERS) {
+    const v = res.headers[h];
+    if (v !== undefined) reply.header(h, v);
+  }
+  return reply.send(res);
+}

@@ -1,0 +1,37 @@
+import type { Bus } from '@zc/shared/bus';
+import type { Pool } from '@zc/shared/db';
+import type { Logger } from '@zc/shared/logging';
+import { tokenKey, type TokenKey } from './lib/tokens.js';
+import type { UploadsSettings } from './settings.js';
+import type { FileStorage } from './storage/index.js';
+import { attachmentStore, type AttachmentStore } from './store/attachment-store.js';
+
+/** Everything the uploads service's actions and queries need, built once at start. */
+export interface UploadsDeps {
+  pool: Pool;
+  bus: Bus;
+  log: Logger;
+  store: AttachmentStore;
+  storage: FileStorage;
+  settings: UploadsSettings;
+  /** One key per token purpose: an upload grant, an internal download, a client's temporary URL. */
+  keys: { upload: TokenKey; download: TokenKey; temporary: TokenKey };
+  /** Base URL of this replica's internal HTTP listener (set once it listens). */
+  internalUrl: string;
+  /** Seconds since the epoch; tests may fix it. */
+  now(): number;
+}
+
+export function makeDeps(p: { pool: Pool; bus: Bus; log: Logger; storage: FileStorage; settings: UploadsSettings; secretKey: string; now?: () => number }): UploadsDeps {
+  return {
+    pool: p.pool,
+    bus: p.bus,
+    log: p.log,
+    storage: p.storage,
+    settings: p.settings,
+    store: attachmentStore,
+    keys: { upload: tokenKey(p.secretKey, 'upload'), download: tokenKey(p.secretKey, 'download'), temporary: tokenKey(p.secretKey, 'temporary') },
+    internalUrl: '',
+    now: p.now ?? (() => Date.now() / 1000),
+  };
+}

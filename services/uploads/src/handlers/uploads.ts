@@ -1,0 +1,19 @@
+/** Bus adapters of the uploads service: decode, call one action or query, reply. */
+import type { Bus } from '@zc/shared/bus';
+import { uploads } from '@zc/shared/contracts';
+import { doRemoveAttachment } from '../actions/attachments.js';
+import { checkBeginUpload } from '../actions/uploads.js';
+import type { UploadsDeps } from '../deps.js';
+import { accessFile, downloadTarget, getTemporaryUrl, listAttachments, openTemporary } from '../queries/attachments.js';
+
+export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
+  bus.serve(uploads.beginUpload, (r) => checkBeginUpload(deps, r.actor, r.content_length));
+  bus.serve(uploads.openFile, async (r) => downloadTarget(deps, await accessFile(deps, r.actor, r.realm_id, r.path_id)));
+  bus.serve(uploads.temporaryUrl, async (r) => ({ url: await getTemporaryUrl(deps, r.actor, r.realm_id, r.path_id) }));
+  bus.serve(uploads.openTemporary, (r) => openTemporary(deps, r.token));
+  bus.serve(uploads.listAttachments, (r) => listAttachments(deps, r.actor));
+  bus.serve(uploads.removeAttachment, async (r) => {
+    await doRemoveAttachment(deps, r.actor, r.attachment_id);
+    return {};
+  });
+}

@@ -1,0 +1,14 @@
+/** The uploads service's client-visible errors, worded as Zulip words them. */
+import { AppError, badRequest } from '@zc/shared/errors';
+
+export const fileTooLarge = (maxMib: number) => badRequest(`Uploaded file is larger than the allowed limit of ${maxMib} MiB`);
+export const quotaExceeded = () => badRequest("Upload would exceed your organization's upload quota.");
+export const noFileGiven = () => badRequest('You must specify a file to upload');
+export const tooManyFiles = () => badRequest('You may only upload one file at a time');
+export const uploadIncomplete = () => badRequest('The upload ended before the file was complete');
+/** Spec 4.20: an unknown id, or one the caller does not own. */
+export const invalidAttachment = () => badRequest('Invalid attachment');
+/** Missing, deleted, or in another realm: the same answer, so nothing leaks across realms. */
+export const fileNotFound = () => new AppError('BAD_REQUEST', 'File not found', 404);
+export const notAuthorizedForFile = () => new AppError('BAD_REQUEST', 'You are not authorized to view this file.', 403);
+export const invalidToken = () => new AppError('BAD_REQUEST', 'Invalid or expired link', 403);

@@ -1,0 +1,4 @@
+import { runMain } from '@zc/shared/service';
+import { uploadsService } from './service.js';
+
+await runMain(uploadsService());

@@ -1,0 +1,70 @@
+/** Read paths: the caller's attachments, and whether (and how) a caller may download a file. */
+import { messagesRpc, type Actor, type Attachment, type StreamTarget } from '@zc/shared/contracts';
+import type { UploadsDeps } from '../deps.js';
+import { toApiAttachment } from '../lib/attachment-view.js';
+import { servedHeaders } from '../lib/content-headers.js';
+import { fileNotFound, invalidToken, notAuthorizedForFile } from '../lib/errors.js';
+import { isPathIdShaped } from '../lib/file-names.js';
+import { signToken, verifyToken } from '../lib/tokens.js';
+import type { AttachmentRow } from '../store/attachment-store.js';
+
+/** Seconds a temporary URL (GET /api/v1/user_uploads/...) stays valid, as Zulip's. */
+const TEMPORARY_URL_TTL = 60;
+/** Seconds the gateway has to start streaming after being told where from. */
+const INTERNAL_DOWNLOAD_TTL = 30;
+
+/** GET /attachments. */
+export async function listAttachments(deps: UploadsDeps, actor: Actor): Promise<{ attachments: Attachment[]; upload_space_used: number }> {
+  const rows = await deps.store.listOwned(deps.pool, actor.user_id);
+  const links = await deps.store.messagesOf(deps.pool, rows.map((r) => r.id));
+  return {
+    attachments: rows.map((r) => toApiAttachment(r, links)),
+    upload_space_used: await deps.store.spaceUsed(deps.pool, actor.realm_id),
+  };
+}
+
+/**
+ * Zulip's validate_attachment_request: the uploader, or anyone who may read a message linking
+ * the file. Another realm's file, a deleted one and a malformed path are all "not found".
+ */
+export async function accessFile(deps: UploadsDeps, actor: Actor, realmId: number, pathId: string): Promise<AttachmentRow> {
+  if (realmId !== actor.realm_id || !isPathIdShaped(pathId) || !pathId.startsWith(`${realmId}/`)) throw fileNotFound();
+  const row = await deps.store.findByPathId(deps.pool, pathId);
+  if (!row || row.realm_id !== actor.realm_id) throw fileNotFound();
+  if (row.owner_id === actor.user_id) return row;
+  const links = await deps.store.messagesOf(deps.pool, [row.id]);
+  if (links.length > 0) {
+    const { readable } = await deps.bus.request(messagesRpc.canReadAny, { actor, message_ids: links.map((l) => l.message_id) });
+    if (readable) return row;
+  }
+  throw notAuthorizedForFile();
+}
+
+/** Where the bytes of an accessible file come from: a signed storage URL, or this replica. */
+export async function downloadTarget(deps: UploadsDeps, row: AttachmentRow): Promise<StreamTarget> {
+  const headers = servedHeaders(row.content_type, row.file_name);
+  const signed = await deps.storage.signedDownloadUrl(row.path_id, {
+    ttlSeconds: deps.settings.storage.kind === 's3' ? deps.settings.storage.signedUrlTtlSeconds : 60,
+    contentType: headers['content-type'],
+    contentDisposition: headers['content-disposition'],
+  });
+  if (signed) return { kind: 'redirect', url: signed };
+  const token = signToken(deps.keys.download, { a: row.id }, INTERNAL_DOWNLOAD_TTL, deps.now());
+  return { kind: 'stream', url: `${deps.internalUrl}/v1/file?token=${encodeURIComponent(token)}` };
+}
+
+/** GET /api/v1/user_uploads/{realm_id}/{path}: a URL anyone holding it may use for a minute. */
+export async function getTemporaryUrl(deps: UploadsDeps, actor: Actor, realmId: number, pathId: string): Promise<string> {
+  const row = await accessFile(deps, actor, realmId, pathId);
+  const token = signToken(deps.keys.temporary, { a: row.id }, TEMPORARY_URL_TTL, deps.now());
+  return `/user_uploads/temporary/${token}/${encodeURIComponent(row.file_name)}`;
+}
+
+/** GET /user_uploads/temporary/{token}/{filename}: the token is the permission, the file must still exist. */
+export async function openTemporary(deps: UploadsDeps, token: string): Promise<StreamTarget> {
+  const claims = verifyToken(deps.keys.temporary, token, deps.now());
+  if (!claims || typeof claims.a !== 'number') throw invalidToken();
+  const row = await deps.store.findById(deps.pool, claims.a);
+  if (!row) throw fileNotFound();
+  return downloadTarget(deps, row);
+}

@@ -1,0 +1,49 @@
+/** The behaviour every storage backend must have, run against each real backend. */
+import { PassThrough, Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import type { Test } from 'tap';
+import type { FileStorage } from '../../src/storage/index.js';
+
+export async function storageContract(t: Test, storage: FileStorage, objectCount: () => number | Promise<number>): Promise<void> {
+  t.test('writes, reads back and removes an object', async (t) => {
+    const data = Buffer.from('hello storage');
+    await storage.write('1/ab/key-one/hello.txt', Readable.from([data]), 'text/plain');
+    const got = await storage.read('1/ab/key-one/hello.txt');
+    t.ok(got);
+    t.equal(got?.size, data.length);
+    t.same(got && (await buffer(got.body)), data);
+    await storage.remove('1/ab/key-one/hello.txt');
+    t.equal(await storage.read('1/ab/key-one/hello.txt'), undefined);
+    await storage.remove('1/ab/key-one/hello.txt');
+    t.pass('removing a missing object is not an error');
+  });
+
+  t.test('a large object streams through in bounded memory', async (t) => {
+    const chunk = Buffer.alloc(1024 * 1024, 5);
+    const body = Readable.from((function* () {
+      for (let i = 0; i < 12; i++) yield chunk;
+    })());
+    await storage.write('1/ab/key-two/big.bin', body, 'application/octet-stream');
+    const got = await storage.read('1/ab/key-two/big.bin');
+    t.equal(got?.size, 12 * 1024 * 1024);
+    let n = 0;
+    for await (const c of got!.body) n += (c as Buffer).length;
+    t.equal(n, 12 * 1024 * 1024);
+    await storage.remove('1/ab/key-two/big.bin');
+  });
+
+  t.test('a body that fails leaves nothing under its key', async (t) => {
+    const before = await objectCount();
+    const body = new PassThrough();
+    const writing = storage.write('1/ab/key-three/broken.bin', body, 'application/octet-stream');
+    body.write(Buffer.alloc(6 * 1024 * 1024, 1));
+    setTimeout(() => body.destroy(new Error('client went away')), 50);
+    await t.rejects(writing);
+    t.equal(await storage.read('1/ab/key-three/broken.bin'), undefined);
+    t.equal(await objectCount(), before, 'no partial object either');
+  });
+
+  t.test('reading a missing object answers undefined', async (t) => {
+    t.equal(await storage.read('1/ab/nothing/here.txt'), undefined);
+  });
+}

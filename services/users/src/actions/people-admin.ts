@@ -1,0 +1,134 @@
+/**
+ * What administrators change about people (Zulip's update_user_backend and
+ * reactivate_user_backend): name, role, custom profile data, reactivation. Each change is
+ * one transaction that also announces it: `userUpdated` for the other services' read models
+ * (permissions, and the gateway drops its cached credentials of the user at once) and the
+ * client events Zulip sends for it.
+ */
+import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
+import { transaction, type Queryable } from '@zc/shared/db';
+import { badRequest } from '@zc/shared/errors';
+import { addToOutbox } from '@zc/shared/outbox';
+import { realmHostOf, type UsersDeps } from '../deps.js';
+import { mustBeAdmin, mustBeOwner, noSuchUser } from '../lib/errors.js';
+import { checkFullName } from '../lib/full-name.js';
+import { toApiBot, toUserRecord } from '../lib/user-view.js';
+import { realmStore, type RealmRow } from '../store/realm-store.js';
+import { userStore, type UserRow } from '../store/user-store.js';
+import { notifyRealmUserAdd } from './users.js';
+import { applyProfileData, checkProfileData, type ProfileDataEntry } from './profile-data.js';
+
+export const ROLES: readonly number[] = [Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER, Role.GUEST];
+
+/**
+ * Who administers a bot and so receives its realm_bot events: its owner and the realm's
+ * active human administrators (Zulip's bot_owner_user_ids).
+ */
+export async function botAdministrators(q: Queryable, realmId: number, bot: Pick<UserRow, 'bot_owner_id'>): Promise<number[]> {
+  const ids = new Set((await userStore.listByRealm(q, realmId)).filter((u) => u.is_active && !u.is_bot && isAdmin(u)).map((u) => u.id));
+  if (bot.bot_owner_id !== null) {
+    const owner = await userStore.findById(q, realmId, bot.bot_owner_id);
+    if (owner?.is_active) ids.add(owner.id);
+  }
+  return [...ids];
+}
+
+async function notifyEveryone(q: Queryable, realmId: number, event: Record<string, unknown>): Promise<void> {
+  await addToOutbox(q, 'users', eventsInbox.notify, { realm_id: realmId, users: await userStore.listActiveIds(q, realmId), event });
+}
+
+/** Any user of the actor's realm, active or not, bots included; system bots are not people to administer. */
+async function accessUserForAdmin(q: Queryable, actor: Actor, userId: number): Promise<UserRow> {
+  if (!isAdmin(actor)) throw mustBeAdmin();
+  const target = await userStore.findById(q, actor.realm_id, userId);
+  if (!target || target.is_system_bot) throw noSuchUser();
+  return target;
+}
+
+async function requireRealm(q: Queryable, realmId: number): Promise<RealmRow> {
+  const realm = await realmStore.findById(q, realmId);
+  if (!realm) throw badRequest('Invalid realm');
+  return realm;
+}
+
+export interface UserChanges {
+  full_name?: string;
+  role?: number;
+  profile_data?: ProfileDataEntry[];
+}
+
+/**
+ * PATCH /users/{user_id}, administrators only. Only owners give or take the owner role, and
+ * the realm's last owner keeps it. A blank or unchanged name is ignored, as Zulip does.
+ * Everything is checked before anything is written.
+ */
+export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: number, changes: UserChanges): Promise<void> {
+  await transaction(deps.pool, async (tx) => {
+    const target = await accessUserForAdmin(tx, actor, userId);
+    const realm = await requireRealm(tx, actor.realm_id);
+    const role = changes.role !== undefined && changes.role !== target.role ? changes.role : undefined;
+    if (role !== undefined) {
+      if ((role === Role.OWNER || target.role === Role.OWNER) && actor.role !== Role.OWNER) throw mustBeOwner();
+      if (target.role === Role.OWNER) {
+        const owners = await userStore.lockActiveOwners(tx, realm.id);
+        if (target.is_active && owners.length <= 1) throw badRequest('The owner permission cannot be removed from the only organization owner.');
+      }
+    }
+    const name = changes.full_name !== undefined && changes.full_name.trim() !== '' && changes.full_name !== target.full_name
+      ? checkFullName(changes.full_name)
+      : undefined;
+    const profile = changes.profile_data ? await checkProfileData(tx, realm.id, changes.profile_data, { allowRemoval: true }) : undefined;
+
+    let updated = target;
+    if (role !== undefined) {
+      await userStore.setRole(tx, target.id, role);
+      updated = { ...updated, role };
+      await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } });
+    }
+    if (name !== undefined && name !== target.full_name) {
+      await userStore.setFullName(tx, target.id, name);
+      updated = { ...updated, full_name: name };
+      await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: name } });
+      if (target.is_bot) {
+        await addToOutbox(tx, 'users', eventsInbox.notify, {
+          realm_id: realm.id,
+          users: await botAdministrators(tx, realm.id, target),
+          event: { type: 'realm_bot', op: 'update', bot: { user_id: target.id, full_name: name } },
+        });
+      }
+    }
+    if (profile) await applyProfileData(deps, tx, realm, target, profile);
+    if (updated !== target) await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
+  });
+}
+
+/**
+ * POST /users/{user_id}/reactivate, administrators only. A bot whose owner has left gets the
+ * reactivating administrator as its owner (Zulip's do_reactivate_user).
+ */
+export async function checkReactivateUser(deps: UsersDeps, actor: Actor, userId: number): Promise<void> {
+  await transaction(deps.pool, async (tx) => {
+    const target = await accessUserForAdmin(tx, actor, userId);
+    if (target.is_active) throw badRequest('User is already active.');
+    const realm = await requireRealm(tx, actor.realm_id);
+    await userStore.setActive(tx, target.id, true);
+    let user: UserRow = { ...target, is_active: true };
+    if (user.is_bot && user.bot_owner_id !== null) {
+      const owner = await userStore.findById(tx, realm.id, user.bot_owner_id);
+      if (!owner?.is_active) {
+        await userStore.setBotOwner(tx, user.id, actor.user_id);
+        user = { ...user, bot_owner_id: actor.user_id };
+      }
+    }
+    await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(user, realm, realmHostOf(deps, realm)));
+    // Feature level 155: a returning user is announced as realm_user add (update {is_active} came at 222).
+    await notifyRealmUserAdd(deps, tx, realm, user, await userStore.profileValues(tx, [user.id]));
+    if (user.is_bot) {
+      await addToOutbox(tx, 'users', eventsInbox.notify, {
+        realm_id: realm.id,
+        users: await botAdministrators(tx, realm.id, user),
+        event: { type: 'realm_bot', op: 'add', bot: toApiBot(user, realm, realmHostOf(deps, realm), deps.vault.decrypt(user.api_key_enc)) },
+      });
+    }
+  });
+}

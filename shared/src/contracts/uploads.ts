@@ -1,0 +1,73 @@
+/**
+ * The uploads service: uploaded files and their attachment records (schema `uploads`).
+ *
+ * File bytes never cross NATS (its payload limit, and memory): these requests only decide
+ * *whether* and *where*. The answer names one replica's internal HTTP endpoint and carries a
+ * short-lived signed token; the gateway then streams the body there (upload) or from there
+ * (download), or redirects the client to a signed object-storage URL.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { rpc } from '../bus/contract.js';
+import { Actor } from './common.js';
+
+/** A message that links an attachment, as GET /attachments shows it (times in milliseconds, as Zulip). */
+export const AttachmentMessage = Type.Object({ id: Type.Integer(), date_sent: Type.Integer() });
+
+/** An attachment as clients see it (GET /attachments, `attachment` events). */
+export const Attachment = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  path_id: Type.String(),
+  size: Type.Integer(),
+  /** Milliseconds since the epoch, as Zulip sends it. */
+  create_time: Type.Integer(),
+  messages: Type.Array(AttachmentMessage),
+});
+export type Attachment = Static<typeof Attachment>;
+
+/** Where the gateway streams an upload's body to, or a download's bytes from. */
+export const StreamTarget = Type.Object({
+  /** `stream`: an internal URL of an uploads replica (token included); `redirect`: send the client there. */
+  kind: Type.Union([Type.Literal('stream'), Type.Literal('redirect')]),
+  url: Type.String(),
+});
+export type StreamTarget = Static<typeof StreamTarget>;
+
+export const uploads = {
+  /**
+   * POST /user_uploads, before any byte is read: checks what can be checked from the declared
+   * length (the size limit, the realm's quota) and names the replica to stream the body to.
+   */
+  beginUpload: rpc('uploads.v1.begin_upload', {
+    request: Type.Object({ actor: Actor, content_length: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]) }),
+    reply: StreamTarget,
+  }),
+  /**
+   * GET /user_uploads/{realm_id}/{path}: Zulip's access rules (the uploader, or anyone who can
+   * read a message linking the file; never another realm); 404 when missing or deleted.
+   */
+  openFile: rpc('uploads.v1.open_file', {
+    request: Type.Object({ actor: Actor, realm_id: Type.Integer(), path_id: Type.String() }),
+    reply: StreamTarget,
+  }),
+  /** GET /api/v1/user_uploads/{realm_id}/{path}: the same checks, answered with a URL valid for 60 seconds. */
+  temporaryUrl: rpc('uploads.v1.temporary_url', {
+    request: Type.Object({ actor: Actor, realm_id: Type.Integer(), path_id: Type.String() }),
+    reply: Type.Object({ url: Type.String() }),
+  }),
+  /** GET /user_uploads/temporary/{token}/{filename}, unauthenticated: the token is the permission. */
+  openTemporary: rpc('uploads.v1.open_temporary', {
+    request: Type.Object({ token: Type.String(), filename: Type.String() }),
+    reply: StreamTarget,
+  }),
+  /** GET /attachments: the caller's own uploads, newest first, and the realm's space used in bytes. */
+  listAttachments: rpc('uploads.v1.list_attachments', {
+    request: Type.Object({ actor: Actor }),
+    reply: Type.Object({ attachments: Type.Array(Attachment), upload_space_used: Type.Integer() }),
+  }),
+  /** DELETE /attachments/{id} (spec 4.20): only the owner; the file becomes unreachable at once. */
+  removeAttachment: rpc('uploads.v1.remove_attachment', {
+    request: Type.Object({ actor: Actor, attachment_id: Type.Integer() }),
+    reply: Type.Object({}),
+  }),
+} as const;
