@@ -1,10 +1,15 @@
 // Realm linkifiers: administrator-written patterns that turn text such as
-// `#123` into links. Patterns are compiled and run only with RE2, whose
-// matching time is linear, because they are untrusted input.
+// `#123` into links. Patterns are compiled and run only with RE2 semantics,
+// whose matching time is linear, because they are untrusted input.
+//
+// The engine is re2js (RE2 ported to plain JavaScript), not re2-wasm: the
+// WebAssembly build has a fixed 16 MiB heap that is never given back, so one
+// process could hold about 70 compiled linkifiers across all realms; the next
+// compile aborted the module and every later linkifier, in every realm, stopped
+// rendering and validating until a restart (issue 16's sequences found it).
 
-import { RE2 } from 're2-wasm';
+import { RE2JS, RE2JSSyntaxException } from 're2js';
 import type { Linkifier } from './context.js';
-import { perText } from './inline/scan.js';
 import { expandUriTemplate, isValidUriTemplate, uriTemplateVariables } from './uri-template.js';
 
 const BEFORE = 'zc_linkifier_before';
@@ -30,28 +35,24 @@ export interface LinkifierMatch {
 
 /** A compiled linkifier that finds matches in a string from a position. */
 export class CompiledLinkifier {
-  private readonly re: RE2;
+  private readonly re: RE2JS;
+  private readonly groups: string[];
 
   constructor(readonly linkifier: Linkifier) {
-    this.re = new RE2(preparePattern(linkifier.pattern), 'gu');
+    this.re = RE2JS.compile(preparePattern(linkifier.pattern));
+    this.groups = Object.keys(this.re.namedGroups()).filter((g) => g !== BEFORE && g !== MATCH);
   }
 
   /** The first match starting at or after `from` (UTF-16 offset). */
   find(text: string, from: number): LinkifierMatch | undefined {
-    // RE2's wrapper copies the whole input on every search, so search only
-    // from one character before `from` (kept as context for the boundary
-    // group; `^` cannot match there since the search starts after it).
-    const base = from > 0 ? from - 1 : 0;
-    const slice = base > 0 ? text.slice(base) : text;
-    const offsets = offsetsFor(slice);
-    this.re.lastIndex = offsets.toCodePoint(from - base);
-    const m = this.re.exec(slice);
-    if (!m?.groups) return undefined;
-    const before = m.groups[BEFORE] ?? '';
-    const matched = m.groups[MATCH] ?? '';
-    const start = base + offsets.toUtf16(m.index) + before.length;
+    const m = this.re.matcher(text);
+    // One character before `from` is searched too, as the boundary group's
+    // context (`^` matches only at the start of the whole text).
+    if (!m.find(from > 0 ? from - 1 : 0)) return undefined;
+    const start = m.start(MATCH);
+    const matched = m.group(MATCH) ?? '';
     const values: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(m.groups)) if (name !== BEFORE && name !== MATCH) values[name] = value;
+    for (const name of this.groups) values[name] = m.group(name) ?? undefined;
     return {
       start,
       end: start + matched.length,
@@ -60,45 +61,6 @@ export class CompiledLinkifier {
     };
   }
 }
-
-/**
- * RE2 (as built for WebAssembly) counts positions in code points, JavaScript
- * in UTF-16 units; this converts when the text has characters outside the BMP.
- */
-class CodePointOffsets {
-  private readonly utf16ByCodePoint: number[] | undefined;
-
-  constructor(text: string) {
-    if (!/[\ud800-\udfff]/.test(text)) return;
-    const table: number[] = [];
-    let i = 0;
-    for (const c of text) {
-      table.push(i);
-      i += c.length;
-    }
-    table.push(i);
-    this.utf16ByCodePoint = table;
-  }
-
-  toUtf16(codePoint: number): number {
-    return this.utf16ByCodePoint ? (this.utf16ByCodePoint[codePoint] ?? codePoint) : codePoint;
-  }
-
-  toCodePoint(utf16: number): number {
-    const table = this.utf16ByCodePoint;
-    if (!table) return utf16;
-    let lo = 0;
-    let hi = table.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((table[mid] as number) <= utf16) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-}
-
-const offsetsFor = perText((text) => new CodePointOffsets(text));
 
 const compiled = new Map<string, CompiledLinkifier | null>();
 
@@ -113,10 +75,36 @@ export function compileLinkifier(linkifier: Linkifier): CompiledLinkifier | unde
       entry = null;
     }
     // A realm rarely has more than a few dozen; the bound only guards memory.
-    if (compiled.size > 1000) compiled.clear();
+    if (compiled.size > 5000) compiled.clear();
     compiled.set(key, entry);
   }
   return entry ?? undefined;
+}
+
+/**
+ * re2js words its syntax errors as Go's regexp package does; Zulip (Python's
+ * re2 binding) reports RE2's own wording, `<what>: <where>`.
+ */
+const RE2_WORDING: Array<[RegExp, string]> = [
+  [/^missing closing \)/, 'missing )'],
+  [/^missing closing \]/, 'missing ]'],
+  [/^unexpected \)/, 'unexpected )'],
+  [/^trailing backslash/, 'trailing \\'],
+  [/^invalid nested repetition operator/, 'bad repetition operator'],
+  [/^invalid repeat count/, 'invalid repetition size'],
+  [/^missing argument to repetition operator/, 'no argument for repetition operator'],
+  [/^invalid or unsupported Perl syntax/, 'invalid perl operator'],
+  [/^invalid named capture/, 'invalid named capture group'],
+  [/^duplicate capture group name/, 'invalid named capture group'],
+];
+
+function re2Wording(e: unknown): string {
+  const raw = e instanceof Error ? e.message : String(e);
+  const m = /^error parsing regexp: ([^:]+): `([\s\S]*)`$/.exec(raw);
+  if (!m) return raw.replace(/^error parsing regexp: /, '');
+  const what = m[1] as string;
+  const wording = RE2_WORDING.find(([re]) => re.test(what))?.[1] ?? what;
+  return `${wording}: ${m[2] as string}`;
 }
 
 /** Named groups declared in a pattern, `(?P<name>…)` or `(?<name>…)`. */
@@ -149,11 +137,10 @@ function pyRepr(name: string): string {
  */
 export function validateLinkifier(pattern: string, urlTemplate: string): string | undefined {
   try {
-    new RE2(pattern, 'u');
+    RE2JS.compile(pattern);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    const prefix = `Invalid regular expression: /${pattern}/u: `;
-    return `Bad regular expression: ${message.startsWith(prefix) ? message.slice(prefix.length) : message}`;
+    if (!(e instanceof RE2JSSyntaxException)) throw e;
+    return `Bad regular expression: ${re2Wording(e)}`;
   }
   if (!isValidUriTemplate(urlTemplate)) return 'Invalid URL template.';
   const groups = new Set(groupNames(pattern));

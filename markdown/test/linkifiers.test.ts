@@ -103,3 +103,19 @@ t.test('topic links: linkifier matches and bare URLs, in order, without overlaps
   ]);
   t.same(renderTopicLinks('nothing here', [TRAC]), []);
 });
+
+t.test('hundreds of distinct linkifiers in one process all compile, render and validate', async (t) => {
+  // The WebAssembly RE2 build held about 70 before its fixed heap aborted, after which no
+  // linkifier rendered or validated anywhere in the process.
+  const many: Linkifier[] = Array.from({ length: 400 }, (_, i) => ({ id: 1000 + i, pattern: `MANY${i}-(?P<n>[0-9]+)`, url_template: `https://many.example/${i}/{n}` }));
+  for (const [i, l] of many.entries()) t.equal(validateLinkifier(l.pattern, l.url_template), undefined, `pattern ${i} validates`);
+  t.equal(html('see MANY399-7 and MANY0-1', many), '<p>see <a href="https://many.example/399/7">MANY399-7</a> and <a href="https://many.example/0/1">MANY0-1</a></p>');
+  t.equal(validateLinkifier('(foo', 'https://x/'), 'Bad regular expression: missing ): (foo', 'validation still works afterwards');
+});
+
+t.test('syntax errors are worded as RE2 words them', async (t) => {
+  t.equal(validateLinkifier('a(?=b)', 'https://x/'), 'Bad regular expression: invalid perl operator: (?=');
+  t.equal(validateLinkifier('[z-a]', 'https://x/'), 'Bad regular expression: invalid character class range: z-a');
+  t.equal(validateLinkifier('a**', 'https://x/'), 'Bad regular expression: bad repetition operator: **');
+  t.equal(validateLinkifier('(?P<a>x)(?P<a>y)', 'https://x/{a}'), 'Bad regular expression: invalid named capture group: a');
+});

@@ -86,6 +86,9 @@ export class ApiClient {
   post<T = Record<string, unknown>>(path: string, params: Params = {}, o = {}) {
     return this.call<T>('POST', path, params, o);
   }
+  put<T = Record<string, unknown>>(path: string, params: Params = {}, o = {}) {
+    return this.call<T>('PUT', path, params, o);
+  }
   patch<T = Record<string, unknown>>(path: string, params: Params = {}, o = {}) {
     return this.call<T>('PATCH', path, params, o);
   }

@@ -15,14 +15,21 @@ export interface UsersDeps {
   log: Logger;
   /** Absent for the management CLI, which does not throttle. */
   redis?: Redis;
-  /** Publishes client events that are not tied to a transaction (presence); absent for the CLI. */
+  /** Publishes client events that are not tied to a transaction (presence), asks other services (e.g. whether a stream exists); absent for the CLI. */
   bus?: Bus;
   /** Presence in Redis; absent for the management CLI (no Redis). */
   presence?: PresenceStore;
+  /** When this process started (seconds), /register's `server_generation`. */
+  serverGeneration: number;
 }
 
-export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence'>): UsersDeps {
-  return { ...p, vault: new ApiKeyVault(p.config.secretKey), ...(p.redis ? { presence: new PresenceStore(p.redis, p.config.redisPrefix) } : {}) };
+export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence' | 'serverGeneration'>): UsersDeps {
+  return {
+    ...p,
+    vault: new ApiKeyVault(p.config.secretKey),
+    serverGeneration: Math.floor(Date.now() / 1000),
+    ...(p.redis ? { presence: new PresenceStore(p.redis, p.config.redisPrefix) } : {}),
+  };
 }
 
 export function realmUrlOf(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {

@@ -29,6 +29,12 @@ export * from './contract.js';
 
 type ReplyBody = { ok: unknown } | { err: WireError };
 
+/** What a listener learns about a message besides its payload. */
+export interface ListenMeta {
+  /** `Nats-Msg-Id` of a relayed domain event (`<schema>:<outbox id>`); absent on broadcasts. */
+  msgId?: string;
+}
+
 /** What a consumer learns about an event besides its payload. */
 export interface EventMeta {
   /** JetStream stream sequence: grows in the order events were stored. */
@@ -37,6 +43,8 @@ export interface EventMeta {
   /** Service (schema) whose outbox wrote the event, and the writing transaction's id. */
   origin?: string;
   txid?: number;
+  /** `Nats-Msg-Id`: `<schema>:<outbox id>` for relayed events (orders one owner's events). */
+  msgId?: string;
 }
 
 export interface HandlerContext {
@@ -440,6 +448,7 @@ export class Bus {
           redelivered: m.redelivered,
           origin: m.headers?.get('Zc-Origin') || undefined,
           txid: m.headers?.get('Zc-Txid') ? Number(m.headers.get('Zc-Txid')) : undefined,
+          msgId: m.headers?.get('Nats-Msg-Id') || undefined,
         }),
       );
       m.ack();
@@ -465,8 +474,8 @@ export class Bus {
    * needs its own repair (a TTL reload). Payloads that break their contract are dropped.
    * Returns a function that stops listening.
    */
-  listen<const Cs extends ReadonlyArray<EventContract | BroadcastContract>>(contracts: Cs, handler: (...args: DeliveredArgs<Cs, undefined>) => void): () => void {
-    const deliver = handler as (subject: string, payload: unknown, meta: undefined) => void;
+  listen<const Cs extends ReadonlyArray<EventContract | BroadcastContract>>(contracts: Cs, handler: (...args: DeliveredArgs<Cs, ListenMeta>) => void): () => void {
+    const deliver = handler as (subject: string, payload: unknown, meta: ListenMeta) => void;
     const subs = contracts.map((c) =>
       this.nc.subscribe(this.subject(c.subject), {
         callback: (err, msg) => {
@@ -478,7 +487,8 @@ export class Bus {
               return;
             }
             try {
-              deliver(c.subject, payload, undefined);
+              const msgId = msg.headers?.get('Nats-Msg-Id');
+              deliver(c.subject, payload, msgId ? { msgId } : {});
             } catch (e) {
               this.log.warn({ err: e, subject: msg.subject }, 'broadcast handler failed');
             }

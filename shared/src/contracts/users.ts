@@ -41,6 +41,114 @@ export const RealmRecord = Type.Object({
 });
 export type RealmRecord = Static<typeof RealmRecord>;
 
+/**
+ * A user's personal settings at our feature level (Zulip's UserProfile.property_types at
+ * FL 155, with that era's names: `default_view`, `escape_navigates_to_default_view`,
+ * `dense_mode`, `realm_name_in_notifications`), plus `timezone`. The whole object travels in
+ * `userSettingsChanged` and `users.userSettings`, so services acting on a setting read it here.
+ */
+export const UserSettings = Type.Object({
+  twenty_four_hour_time: Type.Boolean(),
+  dense_mode: Type.Boolean(),
+  starred_message_counts: Type.Boolean(),
+  fluid_layout_width: Type.Boolean(),
+  high_contrast_mode: Type.Boolean(),
+  color_scheme: Type.Integer(),
+  translate_emoticons: Type.Boolean(),
+  display_emoji_reaction_users: Type.Boolean(),
+  default_language: Type.String(),
+  default_view: Type.String(),
+  escape_navigates_to_default_view: Type.Boolean(),
+  left_side_userlist: Type.Boolean(),
+  emojiset: Type.String(),
+  demote_inactive_streams: Type.Integer(),
+  user_list_style: Type.Integer(),
+  timezone: Type.String(),
+  enter_sends: Type.Boolean(),
+  enable_drafts_synchronization: Type.Boolean(),
+  enable_stream_desktop_notifications: Type.Boolean(),
+  enable_stream_email_notifications: Type.Boolean(),
+  enable_stream_push_notifications: Type.Boolean(),
+  enable_stream_audible_notifications: Type.Boolean(),
+  notification_sound: Type.String(),
+  enable_desktop_notifications: Type.Boolean(),
+  enable_sounds: Type.Boolean(),
+  email_notifications_batching_period_seconds: Type.Integer(),
+  enable_offline_email_notifications: Type.Boolean(),
+  enable_offline_push_notifications: Type.Boolean(),
+  enable_online_push_notifications: Type.Boolean(),
+  enable_digest_emails: Type.Boolean(),
+  enable_marketing_emails: Type.Boolean(),
+  enable_login_emails: Type.Boolean(),
+  message_content_in_email_notifications: Type.Boolean(),
+  pm_content_in_desktop_notifications: Type.Boolean(),
+  wildcard_mentions_notify: Type.Boolean(),
+  desktop_icon_count_display: Type.Integer(),
+  realm_name_in_notifications: Type.Boolean(),
+  presence_enabled: Type.Boolean(),
+  send_private_typing_notifications: Type.Boolean(),
+  send_stream_typing_notifications: Type.Boolean(),
+  send_read_receipts: Type.Boolean(),
+});
+export type UserSettings = Static<typeof UserSettings>;
+export type UserSettingName = keyof UserSettings;
+
+/**
+ * Organisation settings as PATCH /realm takes them (Zulip's update_realm at FL 155), decoded
+ * but not yet checked. The time limits and retention take an integer or a word
+ * (`unlimited`, `forever`); `notifications_stream_id` etc. -1 for none.
+ */
+export const RealmSettingsPatch = Type.Partial(
+  Type.Object({
+    name: Type.String(),
+    description: Type.String(),
+    emails_restricted_to_domains: Type.Boolean(),
+    disallow_disposable_email_addresses: Type.Boolean(),
+    invite_required: Type.Boolean(),
+    invite_to_realm_policy: Type.Integer(),
+    name_changes_disabled: Type.Boolean(),
+    email_changes_disabled: Type.Boolean(),
+    avatar_changes_disabled: Type.Boolean(),
+    inline_image_preview: Type.Boolean(),
+    inline_url_embed_preview: Type.Boolean(),
+    add_custom_emoji_policy: Type.Integer(),
+    delete_own_message_policy: Type.Integer(),
+    message_content_delete_limit_seconds: Type.Union([Type.Integer(), Type.String()]),
+    allow_message_editing: Type.Boolean(),
+    edit_topic_policy: Type.Integer(),
+    mandatory_topics: Type.Boolean(),
+    message_content_edit_limit_seconds: Type.Union([Type.Integer(), Type.String()]),
+    allow_edit_history: Type.Boolean(),
+    default_language: Type.String(),
+    waiting_period_threshold: Type.Integer(),
+    authentication_methods: JsonObject,
+    notifications_stream_id: Type.Integer(),
+    signup_notifications_stream_id: Type.Integer(),
+    message_retention_days: Type.Union([Type.Integer(), Type.String()]),
+    send_welcome_emails: Type.Boolean(),
+    digest_emails_enabled: Type.Boolean(),
+    message_content_allowed_in_email_notifications: Type.Boolean(),
+    bot_creation_policy: Type.Integer(),
+    create_public_stream_policy: Type.Integer(),
+    create_private_stream_policy: Type.Integer(),
+    create_web_public_stream_policy: Type.Integer(),
+    invite_to_stream_policy: Type.Integer(),
+    move_messages_between_streams_policy: Type.Integer(),
+    user_group_edit_policy: Type.Integer(),
+    private_message_policy: Type.Integer(),
+    wildcard_mention_policy: Type.Integer(),
+    video_chat_provider: Type.Integer(),
+    giphy_rating: Type.Integer(),
+    default_code_block_language: Type.String(),
+    digest_weekday: Type.Integer(),
+    enable_spectator_access: Type.Boolean(),
+    want_advertise_in_communities_directory: Type.Boolean(),
+    enable_read_receipts: Type.Boolean(),
+    org_type: Type.Integer(),
+  }),
+);
+export type RealmSettingsPatch = Static<typeof RealmSettingsPatch>;
+
 const ViewOptions = {
   client_gravatar: Type.Boolean(),
   include_custom_profile_fields: Type.Boolean(),
@@ -128,6 +236,30 @@ export const users = {
   deactivate: rpc('users.v1.deactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
   /** A new API key for the caller; the old one stops working at once. */
   regenerateApiKey: rpc('users.v1.regenerate_api_key', { request: Type.Object({ actor: Actor }), reply: Type.Object({ api_key: Type.String() }) }),
+  /**
+   * PATCH /settings (and the legacy /settings/display, /settings/notifications): the caller's
+   * settings, full name and password. The reply holds what Zulip adds to the success body.
+   */
+  updateSettings: rpc('users.v1.update_settings', {
+    request: Type.Object({
+      actor: Actor,
+      settings: Type.Partial(UserSettings),
+      full_name: Type.Optional(Type.String()),
+      old_password: Type.Optional(Type.String()),
+      new_password: Type.Optional(Type.String()),
+    }),
+    reply: JsonObject,
+  }),
+  /** The settings of some users of a realm, for services acting on them (typing, presence, drafts). */
+  userSettings: rpc('users.v1.user_settings', {
+    request: Type.Object({ realm_id: Type.Integer(), user_ids: Type.Array(Type.Integer()) }),
+    reply: Type.Object({ users: Type.Array(Type.Object({ user_id: Type.Integer(), settings: UserSettings })) }),
+  }),
+  /** PATCH /realm (administrators; some settings owners only). The reply lists what changed, as Zulip's does. */
+  updateRealm: rpc('users.v1.update_realm', {
+    request: Type.Object({ actor: Actor, changes: RealmSettingsPatch }),
+    reply: JsonObject,
+  }),
   /** PATCH /users/{user_id} (administrators): name, role and custom profile values of a user. */
   updateUser: rpc('users.v1.update_user', {
     request: Type.Object({
@@ -188,6 +320,19 @@ export const users = {
     request: Type.Object({ actor: Actor, data: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
+  /** GET /bot_storage: the caller's entries, all or those named by `keys`. */
+  getBotStorage: rpc('users.v1.get_bot_storage', {
+    request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
+    reply: Type.Object({ storage: Type.Record(Type.String(), Type.String()) }),
+  }),
+  updateBotStorage: rpc('users.v1.update_bot_storage', {
+    request: Type.Object({ actor: Actor, storage: Type.Record(Type.String(), Type.String()) }),
+    reply: Type.Object({}),
+  }),
+  removeBotStorage: rpc('users.v1.remove_bot_storage', {
+    request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
+    reply: Type.Object({}),
+  }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */
@@ -241,6 +386,11 @@ export const usersEvents = {
   userUpdated: event('users.evt.v1.user.updated', UserRecord),
   /** The user's API key changed: cached credentials must be dropped. */
   apiKeyChanged: event('users.evt.v1.api_key.changed', Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() })),
+  /** A user's settings after a change; `changed` names the settings that changed. */
+  userSettingsChanged: event(
+    'users.evt.v1.user_settings.changed',
+    Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), settings: UserSettings, changed: Type.Array(Type.String()) }),
+  ),
   /** The realm's whole ordered linkifier list after any change (renderers keep it as a read model). */
   linkifiersChanged: event('users.evt.v1.linkifiers.changed', Type.Object({ realm_id: Type.Integer(), linkifiers: Type.Array(Linkifier) })),
   /** A user's whole alert word list after a change (for the has_alert_word flag). */

@@ -21,7 +21,8 @@ export type ErrorCode =
   | 'INTERNAL_SERVER_ERROR'
   | 'REACTION_ALREADY_EXISTS'
   | 'REACTION_DOES_NOT_EXIST'
-  | 'PAYLOAD_TOO_LARGE';
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNAUTHORIZED_PRINCIPAL';
 
 export class AppError extends Error {
   constructor(
@@ -65,6 +66,10 @@ export const requestVariableMissing = (name: string) =>
   new AppError('REQUEST_VARIABLE_MISSING', `Missing '${name}' argument`, 400, { var_name: name });
 export const serviceUnavailable = () =>
   new AppError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable, try again', 503);
+/** Zulip's OrganizationAdministratorRequiredError. */
+export const organizationAdministratorRequired = () => new AppError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', 400);
+/** Zulip's OrganizationOwnerRequiredError. */
+export const organizationOwnerRequired = () => new AppError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400);
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
 export const internalError = (cause?: unknown) =>
   new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500, {}, { cause });

@@ -103,6 +103,49 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     t.match(event, { message: { content: 'A *private* word', content_type: 'text/x-markdown', type: 'private' } });
   });
 
+  t.test('user_settings update, with and without the user_settings_object capability', async (t) => {
+    const modern = { ...base, event_types: ['user_settings'], client_capabilities: { user_settings_object: true } };
+    await verifyAction(t, sys, h, () => h.patch('/settings', { twenty_four_hour_time: true, emojiset: 'text' }), {
+      params: modern,
+      expect: ['user_settings/update'],
+    });
+    await verifyAction(t, sys, h, () => h.patch('/settings', { default_language: 'de' }), { params: modern, expect: ['user_settings/update'] });
+    // Older clients fetch the legacy top-level keys and get the legacy events as well.
+    const legacy = { ...base, event_types: ['user_settings', 'update_display_settings', 'update_global_notifications'] };
+    await verifyAction(t, sys, h, () => h.patch('/settings/display', { high_contrast_mode: true, color_scheme: 2 }), {
+      params: legacy,
+      expect: ['user_settings/update', 'update_display_settings'],
+    });
+    await verifyAction(t, sys, h, () => h.patch('/settings/notifications', { enable_sounds: false, notification_sound: 'ding' }), {
+      params: legacy,
+      expect: ['user_settings/update', 'update_global_notifications'],
+    });
+  });
+
+  t.test('timezone and full name: realm_user update to everyone', async (t) => {
+    const params = { ...base, event_types: ['realm_user', 'user_settings', 'update_display_settings'] };
+    await verifyAction(t, sys, h, () => h.patch('/settings', { timezone: 'Europe/Copenhagen' }), {
+      params,
+      expect: ['user_settings/update', 'update_display_settings', 'realm_user/update'],
+    });
+    await verifyAction(t, sys, sys.client(othello), () => h.patch('/settings', { full_name: 'Prince Hamlet' }), {
+      params: { ...base, event_types: ['realm_user'] },
+      expect: ['realm_user/update'],
+    });
+    await verifyAction(t, sys, h, () => h.patch('/settings', { full_name: 'Hamlet' }), { params: { ...base, event_types: ['realm_user'] }, expect: ['realm_user/update'] });
+  });
+
+  t.test('realm update and update_dict', async (t) => {
+    const admin = sys.client(iago);
+    const params = { ...base, event_types: ['realm'] };
+    await verifyAction(t, sys, h, () => admin.patch('/realm', { name: 'Kronborg', waiting_period_threshold: 3 }), { params, expect: ['realm/update'] });
+    await verifyAction(t, sys, h, () => admin.patch('/realm', { allow_message_editing: false, message_content_edit_limit_seconds: 'unlimited' }), {
+      params,
+      expect: ['realm/update_dict'],
+    });
+    await verifyAction(t, sys, h, () => admin.patch('/realm', { message_retention_days: 30, default_language: 'fr' }), { params, expect: ['realm/update'] });
+  });
+
   t.test('presence: users coming online (modern and legacy formats)', async (t) => {
     await verifyAction(t, sys, h, () => sys.client(othello).post('/users/me/presence', { status: 'active', ping_only: true }), {
       params: { ...base, event_types: ['presence'], slim_presence: true },

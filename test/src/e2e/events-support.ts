@@ -119,6 +119,24 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       else if (op === 'remove') drafts.splice(at(e.draft_id), 1);
       return;
     }
+    case 'user_settings': {
+      const settings = state.user_settings as Json | undefined;
+      if (settings) settings[e.property as string] = e.value;
+      return;
+    }
+    case 'update_display_settings':
+      // Legacy top-level keys exist only where they were fetched (clients without user_settings_object).
+      if ((e.setting_name as string) in state) state[e.setting_name as string] = e.setting;
+      return;
+    case 'update_global_notifications':
+      if ((e.notification_name as string) in state) state[e.notification_name as string] = e.setting;
+      return;
+    case 'realm': {
+      // As Zulip's apply_event: each changed setting is the state's realm_<name>.
+      const data = op === 'update_dict' ? (e.data as Json) : { [e.property as string]: e.value };
+      for (const [k, v] of Object.entries(data)) state[`realm_${k}`] = v;
+      return;
+    }
     case 'realm_user': {
       const person = e.person as Json;
       const active = state.realm_users as Json[];

@@ -24,7 +24,21 @@ export const STATE_OWNERS: readonly StateOwner[] = [
   {
     service: 'users',
     contract: users.registerState,
-    types: ['realm', 'realm_user', 'custom_profile_fields', 'user_settings', 'update_display_settings', 'update_global_notifications', 'realm_user_groups', 'alert_words', 'realm_linkifiers', 'realm_filters', 'presence', 'realm_bot'],
+    types: [
+      'realm',
+      'realm_user',
+      'custom_profile_fields',
+      'user_settings',
+      'update_display_settings',
+      'update_global_notifications',
+      'realm_user_settings_defaults',
+      'realm_user_groups',
+      'alert_words',
+      'realm_linkifiers',
+      'realm_filters',
+      'presence',
+      'realm_bot',
+    ],
     required: true,
   },
   {
@@ -63,6 +77,8 @@ const EMPTY_STATE: Record<string, (fetch: readonly string[]) => Record<string, u
   drafts: () => ({ drafts: [] }),
   alert_words: () => ({ alert_words: [] }),
   muted_users: () => ({ muted_users: [] }),
+  // Empty until their owners serve them (issue 8): presence ({user email or id: {...}}),
+  // realm emoji ({id: {...}}), user groups and user status are the right shapes, with no data.
   presence: () => ({ presences: {}, presence_last_update_id: -1, server_timestamp: Date.now() / 1000 }),
   realm_emoji: () => ({ realm_emoji: {} }),
   realm_user_groups: () => ({ realm_user_groups: [] }),
@@ -71,6 +87,10 @@ const EMPTY_STATE: Record<string, (fetch: readonly string[]) => Record<string, u
   realm_playgrounds: () => ({ realm_playgrounds: [] }),
   realm_domains: () => ({ realm_domains: [] }),
   realm_bot: () => ({ realm_bots: [] }),
+  realm_embedded_bots: () => ({ realm_embedded_bots: [] }),
+  realm_incoming_webhook_bots: () => ({ realm_incoming_webhook_bots: [] }),
+  // Named onboarding_steps from FL 233; clients of our level ask for hotspots.
+  hotspots: () => ({ hotspots: [] }),
   realm_user_settings_defaults: () => ({ realm_user_settings_defaults: {} }),
   user_status: () => ({ user_status: {} }),
   saved_snippets: () => ({ saved_snippets: [] }),

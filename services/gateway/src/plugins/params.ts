@@ -9,7 +9,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '@zc/shared/errors';
-import { parseParams, type Param, type ParamValues } from '@zc/shared/params';
+import { bool, int, parseParams, str, type Param, type ParamValues } from '@zc/shared/params';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +51,18 @@ export function params<S extends Record<string, Param<unknown>>>(request: Fastif
   const { values, ignored } = parseParams(rawParams(request), specs);
   request.ignoredParams = ignored.length ? ignored : null;
   return values;
+}
+
+/**
+ * An optional parameter spec per property of a flat TypeBox object of booleans, integers and
+ * strings (e.g. the user settings), so a route takes exactly the names its contract declares.
+ */
+export function scalarParams(schema: { properties: Record<string, { type?: unknown }> }): Record<string, Param<unknown>> {
+  const out: Record<string, Param<unknown>> = {};
+  for (const [name, s] of Object.entries(schema.properties)) {
+    out[name] = s.type === 'boolean' ? bool().optional() : s.type === 'integer' ? int().optional() : str().optional();
+  }
+  return out;
 }
 
 export default fp(

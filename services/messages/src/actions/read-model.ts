@@ -24,7 +24,7 @@ export const SUBSCRIPTIONS_READ_MODEL_EVENTS = [
 ] as const;
 
 /** Applies one users-service domain event. */
-export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload]: DeliveredArgs<typeof USERS_READ_MODEL_EVENTS, EventMeta>): Promise<void> {
+export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload, meta]: DeliveredArgs<typeof USERS_READ_MODEL_EVENTS, EventMeta>): Promise<void> {
   switch (subject) {
     case usersEvents.realmCreated.subject:
     case usersEvents.realmUpdated.subject:
@@ -33,11 +33,11 @@ export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload]:
     case usersEvents.userCreated.subject:
     case usersEvents.userUpdated.subject:
       await deps.directory.apply([subject, payload]);
-      deps.render.applyUser(payload);
+      deps.render.applyUser(payload, meta.msgId);
       return;
     case usersEvents.linkifiersChanged.subject:
       await renderStore.setRealmLinkifiers(deps.pool, payload.realm_id, payload.linkifiers);
-      deps.render.setLinkifiers(payload.realm_id, payload.linkifiers);
+      deps.render.setLinkifiers(payload.realm_id, payload.linkifiers, meta.msgId);
       return;
     case userGroupEvents.changed.subject:
       await deps.directory.apply([subject, payload]);
@@ -45,7 +45,7 @@ export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload]:
       return;
     case usersEvents.alertWordsChanged.subject:
       await renderStore.setAlertWords(deps.pool, payload.realm_id, payload.user_id, payload.alert_words);
-      deps.render.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words);
+      deps.render.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words, meta.msgId);
       return;
     default:
       return;
@@ -55,13 +55,13 @@ export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload]:
 /** Applies one subscriptions-service domain event. */
 export async function applySubscriptionsEvent(
   deps: MessagesDeps,
-  ...[subject, payload]: DeliveredArgs<typeof SUBSCRIPTIONS_READ_MODEL_EVENTS, EventMeta>
+  ...[subject, payload, meta]: DeliveredArgs<typeof SUBSCRIPTIONS_READ_MODEL_EVENTS, EventMeta>
 ): Promise<void> {
   switch (subject) {
     case subscriptionsEvents.streamCreated.subject:
     case subscriptionsEvents.streamUpdated.subject:
       await readModelStore.upsertStream(deps.pool, payload);
-      deps.render.applyStream(payload);
+      deps.render.applyStream(payload, meta.msgId);
       return;
     case subscriptionsEvents.subscribersAdded.subject:
       await readModelStore.addSubscribers(deps.pool, payload.stream_id, payload.user_ids);

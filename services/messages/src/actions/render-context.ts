@@ -9,6 +9,12 @@
  * consumer patches it too. Core NATS delivery is at most once, so a realm's copy is also
  * reloaded from the read models after `ttlMs`. A load that raced with an event is used but
  * not kept.
+ *
+ * The two feeds run at different speeds: the durable consumer may trail core NATS by many
+ * events, so each patched entry remembers the outbox id of the event that set it
+ * (`Nats-Msg-Id`), and neither an older event nor a reload from the tables (which that
+ * consumer writes) overwrites a newer entry. Without this a replaced linkifier rendered as no
+ * linkifier at all for a while (issue 16).
  */
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsEvents, userGroupEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserGroupRecord, type UserRecord } from '@zc/shared/contracts';
@@ -55,11 +61,41 @@ function uniqueByName(data: RealmRenderData, name: string): MentionableUser | un
   return candidates.length === 1 ? candidates[0] : undefined;
 }
 
+/** Copies one patched entry ("<kind>/<key>", see `RenderContextCache.applied`) from `from` into `to`. */
+function carryOver(from: RealmRenderData, to: RealmRenderData, entry: string): void {
+  const [kind, key] = entry.split('/');
+  const id = Number(key);
+  if (kind === 'linkifiers') to.linkifiers = from.linkifiers;
+  if (kind === 'alert_words') {
+    const words = from.alertWords.get(id);
+    if (words) to.alertWords.set(id, words);
+    else to.alertWords.delete(id);
+  }
+  if (kind === 'user') {
+    const stale = to.usersById.get(id);
+    if (stale) {
+      const name = stale.full_name.toLowerCase();
+      to.usersByName.set(name, (to.usersByName.get(name) ?? []).filter((x) => x.id !== id));
+    }
+    const u = from.usersById.get(id);
+    if (u) {
+      to.usersById.set(id, u);
+      addByName(to.usersByName, u);
+    }
+  }
+  if (kind === 'stream') {
+    for (const [name, s] of to.streamsByName) if (s.id === id) to.streamsByName.delete(name);
+    for (const [name, s] of from.streamsByName) if (s.id === id) to.streamsByName.set(name, s);
+  }
+}
+
 export class RenderContextCache {
   private readonly realms = new Map<number, RealmRenderData>();
   private readonly loading = new Map<number, Promise<RealmRenderData>>();
   /** Bumped by every change of a realm, so a load that overlapped one is not kept. */
   private readonly generation = new Map<number, number>();
+  /** Per realm: entry ("<kind>/<key>") → outbox id of the newest event applied to it. */
+  private readonly applied = new Map<number, Map<string, number>>();
 
   constructor(
     private readonly io: { pool: Pool; bus: Bus; log: Logger },
@@ -109,7 +145,14 @@ export class RenderContextCache {
     };
     indexGroupNames(data);
     for (const u of userRows) addByName(data.usersByName, u);
-    if ((this.generation.get(realmId) ?? 0) === gen) this.realms.set(realmId, data);
+    if ((this.generation.get(realmId) ?? 0) === gen) {
+      // The tables may trail what core NATS already told us: entries patched by an event keep
+      // their patched value (a reload never takes a replaced linkifier back).
+      const old = this.realms.get(realmId);
+      const seen = this.applied.get(realmId);
+      if (old && seen) for (const entry of seen.keys()) carryOver(old, data, entry);
+      this.realms.set(realmId, data);
+    }
     return data;
   }
 
@@ -141,7 +184,22 @@ export class RenderContextCache {
     indexGroupNames(data);
   }
 
-  applyUser(u: UserRecord): void {
+  /**
+   * Whether an event with this `Nats-Msg-Id` is newer than the one that last set `entry` (and
+   * records it). Events without an outbox id, and realms not loaded, always apply.
+   */
+  private isNewer(realmId: number, entry: string, msgId: string | undefined): boolean {
+    const id = Number(msgId?.slice(msgId.lastIndexOf(':') + 1));
+    if (!Number.isSafeInteger(id) || !this.realms.has(realmId)) return true;
+    let seen = this.applied.get(realmId);
+    if (!seen) this.applied.set(realmId, (seen = new Map()));
+    if ((seen.get(entry) ?? 0) >= id) return false;
+    seen.set(entry, id);
+    return true;
+  }
+
+  applyUser(u: UserRecord, msgId?: string): void {
+    if (!this.isNewer(u.realm_id, `user/${u.user_id}`, msgId)) return;
     const data = this.changed(u.realm_id);
     if (!data) return;
     const previous = data.usersById.get(u.user_id);
@@ -154,19 +212,22 @@ export class RenderContextCache {
     addByName(data.usersByName, user);
   }
 
-  applyStream(s: StreamRecord): void {
+  applyStream(s: StreamRecord, msgId?: string): void {
+    if (!this.isNewer(s.realm_id, `stream/${s.stream_id}`, msgId)) return;
     const data = this.changed(s.realm_id);
     if (!data) return;
     for (const [name, known] of data.streamsByName) if (known.id === s.stream_id) data.streamsByName.delete(name);
     if (!s.invite_only && !s.is_archived) data.streamsByName.set(s.name.toLowerCase(), { id: s.stream_id, name: s.name });
   }
 
-  setLinkifiers(realmId: number, linkifiers: readonly Linkifier[]): void {
+  setLinkifiers(realmId: number, linkifiers: readonly Linkifier[], msgId?: string): void {
+    if (!this.isNewer(realmId, 'linkifiers', msgId)) return;
     const data = this.changed(realmId);
     if (data) data.linkifiers = [...linkifiers];
   }
 
-  setAlertWords(realmId: number, userId: number, words: readonly string[]): void {
+  setAlertWords(realmId: number, userId: number, words: readonly string[], msgId?: string): void {
+    if (!this.isNewer(realmId, `alert_words/${userId}`, msgId)) return;
     const data = this.changed(realmId);
     if (!data) return;
     if (words.length === 0) data.alertWords.delete(userId);
@@ -175,21 +236,21 @@ export class RenderContextCache {
 
   /** Every replica hears every change (Bus.listen: not a queue group); returns a stop function. */
   listen(bus: Bus): () => void {
-    return bus.listen(RENDER_EVENTS, (...[subject, payload]) => {
+    return bus.listen(RENDER_EVENTS, (...[subject, payload, { msgId }]) => {
       switch (subject) {
         case usersEvents.userCreated.subject:
         case usersEvents.userUpdated.subject:
-          this.applyUser(payload);
+          this.applyUser(payload, msgId);
           return;
         case usersEvents.linkifiersChanged.subject:
-          this.setLinkifiers(payload.realm_id, payload.linkifiers);
+          this.setLinkifiers(payload.realm_id, payload.linkifiers, msgId);
           return;
         case usersEvents.alertWordsChanged.subject:
-          this.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words);
+          this.setAlertWords(payload.realm_id, payload.user_id, payload.alert_words, msgId);
           return;
         case subscriptionsEvents.streamCreated.subject:
         case subscriptionsEvents.streamUpdated.subject:
-          this.applyStream(payload);
+          this.applyStream(payload, msgId);
           return;
         case userGroupEvents.changed.subject:
           this.applyGroup(payload);

@@ -71,9 +71,10 @@ export function checkPostPolicy(stream: StreamRow, sender: UserRow, realm: Realm
  * set could hand the message to someone who just lost access, or keep it from someone just
  * added who could then never read it, the owner confirms the set: private streams, and
  * streams with guest subscribers (a guest's access ends with their subscription). A stream
- * the read model does not know, and a guest sender it thinks unsubscribed, are asked about
- * too (read your writes). Other sends go by the read model: a public stream's history is open
- * to every member anyway.
+ * the read model does not know, and a sender it thinks unsubscribed, are asked about too
+ * (read your writes: "subscribe, then post" is one script). Other sends go by the read model:
+ * a public stream's history is open to every member anyway. `checkSendOnce` confirms once
+ * more when the message mentions someone the read model does not count as a subscriber.
  */
 async function checkStreamTarget(
   deps: MessagesDeps,
@@ -85,14 +86,16 @@ async function checkStreamTarget(
   known: SendContextRow,
   now: Date,
   internal: boolean,
-): Promise<{ stream: StreamRow; subscriberIds: number[]; version: number }> {
+): Promise<{ stream: StreamRow; subscriberIds: number[]; version: number; confirmed: boolean }> {
   let stream: StreamRow | undefined = known.stream ?? undefined;
   let subscribed = known.subscriber_ids.includes(actor.user_id);
   let subscriberIds = known.subscriber_ids;
   let version = known.version;
-  if (!stream || stream.invite_only || known.guest_subscribed || (isGuest(sender) && !subscribed)) {
+  let confirmed = false;
+  if (!stream || stream.invite_only || known.guest_subscribed || !subscribed) {
     const owner = await confirmStreamWithOwner(deps, actor.realm_id, actor.user_id, target, known);
     ({ stream, subscribed, subscriberIds } = owner);
+    confirmed = true;
     if (owner.stored) {
       // Storing the answer moved the realm's read-model version: go on with the rows as stored
       // and that version (the answer's own `subscribed` stays the authority on the sender).
@@ -103,7 +106,7 @@ async function checkStreamTarget(
     }
   }
   if (!stream || stream.is_archived) throw streamDoesNotExist(target);
-  if (internal) return { stream, subscriberIds, version };
+  if (internal) return { stream, subscriberIds, version, confirmed };
   // Public streams take messages from any member; private ones (and any stream, for a
   // guest) only from subscribers, or from a bot whose owner is subscribed.
   if (stream.invite_only || isGuest(sender)) {
@@ -111,7 +114,7 @@ async function checkStreamTarget(
     if (!subscribed && !ownerSubscribed) throw badRequest(`Not authorized to send to channel '${stream.name}'`);
   }
   checkPostPolicy(stream, sender, realm, now);
-  return { stream, subscriberIds, version };
+  return { stream, subscriberIds, version, confirmed };
 }
 
 interface PrivateRecipients {
@@ -186,9 +189,11 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   let topic = '';
   let displayRecipient: PreparedSend['event']['display_recipient'];
   let publicStream = false;
+  let subscribersConfirmed = true;
   if (target) {
     topic = topicName;
-    const { stream, subscriberIds, version } = await checkStreamTarget(deps, writer, actor, senderRow, realm, target, known, now, r.internal === true);
+    const { stream, subscriberIds, version, confirmed } = await checkStreamTarget(deps, writer, actor, senderRow, realm, target, known, now, r.internal === true);
+    subscribersConfirmed = confirmed;
     readModelVersion = version;
     recipientId = stream.recipient_id;
     streamId = stream.id;
@@ -203,9 +208,20 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   }
 
   // The sender always gets the message, first (their own client shows it soonest).
-  const userIds = [actor.user_id, ...new Set(recipientUserIds.filter((id) => id !== actor.user_id))];
+  let userIds = [actor.user_id, ...new Set(recipientUserIds.filter((id) => id !== actor.user_id))];
   // Flags go only to those who get the message: mentioning someone does not send it to them.
-  const { rendered, topicLinks, contentFlags } = await renderMessage(deps, realm, { content, senderId: actor.user_id, streamId, recipientId, topic, recipientIds: userIds });
+  let { rendered, topicLinks, contentFlags } = await renderMessage(deps, realm, { content, senderId: actor.user_id, streamId, recipientId, topic, recipientIds: userIds });
+  if (target && !subscribersConfirmed && rendered.mentioned_user_ids.some((id) => !userIds.includes(id))) {
+    // Someone mentioned whom the read model does not count as a subscriber may have been
+    // subscribed a moment ago ("subscribe them, then mention them"): the owner says.
+    const owner = await confirmStreamWithOwner(deps, actor.realm_id, actor.user_id, target, { stream: known.stream, subscriber_ids: recipientUserIds });
+    if (owner.stored) {
+      const again = await writer.contexts.get(actor.realm_id, actor.user_id, target, { fresh: true });
+      readModelVersion = again.version;
+      userIds = [actor.user_id, ...new Set(again.subscriber_ids.filter((id) => id !== actor.user_id))];
+      ({ rendered, topicLinks, contentFlags } = await renderMessage(deps, realm, { content, senderId: actor.user_id, streamId, recipientId, topic, recipientIds: userIds }));
+    }
+  }
   const readBySender = r.read_by_sender ?? readBySenderDefault(r.client);
   const flagsOf = (userId: number): number => {
     let f = (streamId === null ? FLAG_BITS.is_private : 0) | contentFlags(userId);

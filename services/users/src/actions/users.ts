@@ -32,11 +32,16 @@ export const emailInUse = () => new AppError(null, 'Email is already in use.', 4
 export function checkNewAccount(a: NewAccount): NewAccount {
   const email = a.email.trim();
   if (!EMAIL_RE.test(email) || email.length > 254) throw badRequest(`Invalid email '${a.email}'`);
-  const fullName = a.full_name.trim();
+  return { ...a, email, full_name: checkFullName(a.full_name, a.is_bot ?? false) };
+}
+
+/** Zulip's check_full_name: the name stripped, or its error. */
+export function checkFullName(name: string, isBot: boolean): string {
+  const fullName = name.trim();
   if (fullName === '') throw badRequest('Name too short!');
   if (fullName.length > 100) throw badRequest('Name too long!');
-  if (/[\u0000-\u001f*`\\>"@]/.test(fullName) && !a.is_bot) throw badRequest('Invalid characters in name!');
-  return { ...a, email, full_name: fullName };
+  if (/[\u0000-\u001f*`\\>"@]/.test(fullName) && !isBot) throw badRequest('Invalid characters in name!');
+  return fullName;
 }
 
 async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {

@@ -1,7 +1,8 @@
-/** Bus adapters for people administration: users' names, roles and profile data, custom profile fields. */
+/** Bus adapters for people administration: users' names, roles and profile data, custom profile fields, bot storage. */
 import type { Bus } from '@zc/shared/bus';
 import { users } from '@zc/shared/contracts';
 import type { UsersDeps } from '../deps.js';
+import { checkRemoveBotStorage, checkUpdateBotStorage, getBotStorage } from '../actions/bot-storage.js';
 import { checkReactivateUser, checkUpdateUser } from '../actions/people-admin.js';
 import { checkRemoveOwnProfileData, checkUpdateOwnProfileData } from '../actions/profile-data.js';
 import {
@@ -41,6 +42,15 @@ export function registerPeopleHandlers(bus: Bus, deps: UsersDeps): void {
   });
   bus.serve(users.removeOwnProfileData, async (r) => {
     await checkRemoveOwnProfileData(deps, r.actor, r.data);
+    return {};
+  });
+  bus.serve(users.getBotStorage, async (r) => ({ storage: await getBotStorage(deps, r.actor, r.keys) }));
+  bus.serve(users.updateBotStorage, async (r) => {
+    await checkUpdateBotStorage(deps, r.actor, r.storage);
+    return {};
+  });
+  bus.serve(users.removeBotStorage, async (r) => {
+    await checkRemoveBotStorage(deps, r.actor, r.keys);
     return {};
   });
 }

@@ -19,6 +19,9 @@ import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
 import { getRealmPresence, getUserPresence } from '../queries/presence.js';
 import { getRegisterState } from '../queries/register-state.js';
+import { getUserSettings } from '../queries/user-settings.js';
+import { checkUpdateSettings } from '../actions/user-settings.js';
+import { checkUpdateRealm } from '../actions/realm-settings.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
 
 export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
@@ -62,6 +65,9 @@ export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
   bus.serve(users.listAlertWords, async (r) => ({ alert_words: await alertWordStore.listForUser(deps.pool, r.actor.user_id) }));
   bus.serve(users.addAlertWords, async (r) => ({ alert_words: await doAddAlertWords(deps, r.actor, r.alert_words) }));
   bus.serve(users.removeAlertWords, async (r) => ({ alert_words: await doRemoveAlertWords(deps, r.actor, r.alert_words) }));
+  bus.serve(users.updateSettings, ({ actor, ...change }) => checkUpdateSettings(deps, actor, change));
+  bus.serve(users.userSettings, async (r) => ({ users: await getUserSettings(deps, r.realm_id, r.user_ids) }));
+  bus.serve(users.updateRealm, (r) => checkUpdateRealm(deps, r.actor, r.changes));
   bus.serve(users.updatePresence, async ({ actor, status, ping_only, ...fetch }) => {
     await doUpdatePresence(deps, actor, status);
     return ping_only ? {} : getRealmPresence(deps, actor, fetch);

@@ -142,6 +142,7 @@ function isDate(s: string): boolean {
 
 function cappedString(name: string, v: unknown, max: number): string {
   if (typeof v !== 'string') throw badRequest(`${name} is not a string`);
+  if (v.includes('\u0000')) throw badRequest('Null characters are not allowed.');
   if (v.length > max) throw badRequest(`${name} is too long (limit: ${max} characters)`);
   return v;
 }

@@ -1,12 +1,14 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
 import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
+import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
+import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
 import { realmSettings } from '@zc/shared/policy';
 import { avatarUrl, toApiBot, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
-import { realmStore } from '../store/realm-store.js';
+import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { listUserGroups } from './user-groups.js';
 import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
@@ -14,53 +16,16 @@ import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
 import { profileFieldStore } from '../store/profile-field-store.js';
 
-export const DEFAULT_USER_SETTINGS: Record<string, unknown> = {
-  twenty_four_hour_time: false,
-  dense_mode: true,
-  starred_message_counts: true,
-  fluid_layout_width: false,
-  high_contrast_mode: false,
-  color_scheme: 1,
-  translate_emoticons: false,
-  display_emoji_reaction_users: true,
-  default_language: 'en',
-  default_view: 'recent_topics',
-  escape_navigates_to_default_view: true,
-  left_side_userlist: false,
-  emojiset: 'google',
-  demote_inactive_streams: 1,
-  user_list_style: 2,
-  timezone: '',
-  enter_sends: false,
-  enable_drafts_synchronization: true,
-  enable_stream_desktop_notifications: false,
-  enable_stream_email_notifications: false,
-  enable_stream_push_notifications: false,
-  enable_stream_audible_notifications: false,
-  notification_sound: 'zulip',
-  enable_desktop_notifications: true,
-  enable_sounds: true,
-  enable_offline_email_notifications: true,
-  message_content_in_email_notifications: true,
-  enable_offline_push_notifications: true,
-  enable_online_push_notifications: true,
-  enable_digest_emails: true,
-  wildcard_mentions_notify: true,
-  presence_enabled: true,
-  send_private_typing_notifications: true,
-  send_stream_typing_notifications: true,
-  send_read_receipts: true,
-  email_address_visibility: 1,
-};
-
 /** Reads the users service's part of /register in one snapshot (see RegisterStateReply). */
 export async function getRegisterState(
   deps: UsersDeps,
   actor: Actor,
   fetch: readonly string[],
-  options: { client_gravatar?: unknown; slim_presence?: unknown },
+  options: { client_gravatar?: unknown; client_capabilities?: unknown; slim_presence?: unknown },
 ): Promise<{ snapshot: string; state: Record<string, unknown> }> {
-  const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, actor, fetch, options.client_gravatar !== false));
+  const capabilities = (options.client_capabilities ?? {}) as Record<string, unknown>;
+  const view = { clientGravatar: options.client_gravatar !== false, userSettingsObject: capabilities.user_settings_object === true };
+  const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, actor, fetch, view));
   // Presence is in Redis, outside the snapshot: its events set a user's whole presence, so one
   // that the state already holds does no harm when applied again.
   if (fetch.includes('presence')) Object.assign(result, await getRealmPresence(deps, actor, { slim_presence: options.slim_presence === true }));
@@ -72,49 +37,22 @@ async function readState(
   q: Queryable,
   actor: Actor,
   fetch: readonly string[],
-  clientGravatar: boolean,
+  view: { clientGravatar: boolean; userSettingsObject: boolean },
 ): Promise<Record<string, unknown>> {
+  const { clientGravatar } = view;
   const want = (t: string) => fetch.includes(t);
   const realm = await realmStore.findById(q, actor.realm_id);
   if (!realm) throw badRequest('Invalid realm');
   const url = realmUrlOf(deps, realm);
   const out: Record<string, unknown> = {};
   const me = await userStore.findById(q, realm.id, actor.user_id);
-  const userSettings = { ...DEFAULT_USER_SETTINGS, ...(me?.settings ?? {}), timezone: me?.timezone ?? '' };
+  const userSettings = settingsOf(me?.settings, me?.timezone ?? '');
 
-  if (want('realm')) {
-    const settings = realmSettings(realm.settings);
-    for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
-    Object.assign(out, {
-      realm_name: realm.name,
-      realm_description: realm.description,
-      realm_url: url,
-      realm_uri: url,
-      realm_icon_url: `${url}/static/images/logo/zulip-icon-128x128.png`,
-      realm_email_address_visibility: realm.email_address_visibility,
-      realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
-      realm_users_have_accounts: true,
-      max_message_length: LIMITS.maxMessageLength,
-      max_topic_length: LIMITS.maxTopicLength,
-      max_stream_name_length: LIMITS.maxStreamNameLength,
-      max_stream_description_length: LIMITS.maxStreamDescriptionLength,
-      max_file_upload_size_mib: 25,
-      server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
-      server_generation: 1,
-      server_presence_ping_interval_seconds: PRESENCE_TIMING.pingIntervalSeconds,
-      server_presence_offline_threshold_seconds: PRESENCE_TIMING.offlineThresholdSeconds,
-      server_typing_started_expiry_period_milliseconds: TYPING_TIMING.startedExpiryMs,
-      server_typing_stopped_wait_period_milliseconds: TYPING_TIMING.stoppedWaitMs,
-      server_typing_started_wait_period_milliseconds: TYPING_TIMING.startedWaitMs,
-      server_inline_image_preview: true,
-      server_inline_url_embed_preview: false,
-      server_avatar_changes_disabled: false,
-      server_name_changes_disabled: false,
-      server_web_public_streams_enabled: false,
-      server_needs_upgrade: false,
-      upgrade_text_for_wide_organization_logo: '',
-      zulip_plan_is_not_limited: true,
-    });
+  if (want('realm')) Object.assign(out, realmState(deps, realm, url));
+  if (want('realm_user_settings_defaults')) {
+    // Zulip's RealmUserDefault: every personal setting except the timezone.
+    const { timezone: _tz, ...defaults } = userSettingsState(DEFAULT_USER_SETTINGS);
+    out.realm_user_settings_defaults = defaults;
   }
   if (want('realm_user')) {
     const all = await userStore.listByRealm(q, realm.id);
@@ -157,7 +95,7 @@ async function readState(
     const bots = await userStore.listBots(q, realm.id, (me?.role ?? actor.role) <= Role.ADMINISTRATOR ? null : actor.user_id);
     out.realm_bots = bots.map((b) => toApiBot(b, realm, realmHostOf(deps, realm), deps.vault.decrypt(b.api_key_enc)));
   }
-  if (want('user_settings')) out.user_settings = userSettings;
+  if (want('user_settings')) out.user_settings = userSettingsState(userSettings);
   if (want('realm_linkifiers') || want('realm_filters')) {
     const linkifiers = await linkifierStore.listForRealm(q, realm.id);
     if (want('realm_linkifiers')) out.realm_linkifiers = linkifiers.map((l) => ({ pattern: l.pattern, url_template: l.url_template, id: l.id }));
@@ -165,8 +103,69 @@ async function readState(
   }
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
   if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id);
-  if (want('update_display_settings') || want('update_global_notifications')) {
-    for (const [k, v] of Object.entries(userSettings)) out[k] = v;
+  // Clients from before FL 89 read the settings at the top level (Zulip sends them only to those).
+  if (!view.userSettingsObject) {
+    Object.assign(out, legacySettingsState(userSettings, { display: want('update_display_settings'), notifications: want('update_global_notifications') }));
   }
   return out;
+}
+
+/**
+ * The `realm` fetch type: every realm setting as `realm_<name>`, and the server's limits and
+ * facts (Zulip's fetch_initial_state_data at FL 155, plus the presence and typing timings of
+ * later levels, which older clients ignore).
+ */
+function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const settings = realmSettings(realm.settings);
+  for (const [k, v] of Object.entries(settings)) out[`realm_${k}`] = v;
+  const host = new URL(url).hostname;
+  return Object.assign(out, {
+    realm_name: realm.name,
+    realm_description: realm.description,
+    realm_url: url,
+    realm_uri: url,
+    realm_icon_url: `${url}/static/images/logo/zulip-icon-128x128.png`,
+    realm_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    realm_night_logo_url: `${url}/static/images/logo/zulip-org-logo.svg`,
+    realm_email_address_visibility: realm.email_address_visibility,
+    realm_date_created: Math.floor(realm.date_created.getTime() / 1000),
+    realm_bot_domain: host,
+    realm_available_video_chat_providers: VIDEO_CHAT_PROVIDERS,
+    realm_is_zephyr_mirror_realm: false,
+    realm_email_auth_enabled: true,
+    realm_password_auth_enabled: true,
+    realm_push_notifications_enabled: false,
+    realm_upload_quota_mib: null,
+    settings_send_digest_emails: true,
+    giphy_rating_options: GIPHY_RATING_OPTIONS,
+    jitsi_server_url: 'https://meet.jit.si',
+    development_environment: false,
+    password_min_length: 6,
+    password_min_guesses: 10000,
+    max_avatar_file_size_mib: 5,
+    max_icon_file_size_mib: 5,
+    max_logo_file_size_mib: 5,
+    max_message_length: LIMITS.maxMessageLength,
+    max_topic_length: LIMITS.maxTopicLength,
+    max_stream_name_length: LIMITS.maxStreamNameLength,
+    max_stream_description_length: LIMITS.maxStreamDescriptionLength,
+    max_file_upload_size_mib: 25,
+    server_emoji_data_url: `${url}/static/generated/emoji/emoji_api.json`,
+    server_generation: deps.serverGeneration,
+    server_presence_ping_interval_seconds: PRESENCE_TIMING.pingIntervalSeconds,
+    server_presence_offline_threshold_seconds: PRESENCE_TIMING.offlineThresholdSeconds,
+    server_typing_started_expiry_period_milliseconds: TYPING_TIMING.startedExpiryMs,
+    server_typing_stopped_wait_period_milliseconds: TYPING_TIMING.stoppedWaitMs,
+    server_typing_started_wait_period_milliseconds: TYPING_TIMING.startedWaitMs,
+    server_inline_image_preview: true,
+    server_inline_url_embed_preview: false,
+    server_avatar_changes_disabled: false,
+    server_name_changes_disabled: false,
+    server_web_public_streams_enabled: false,
+    server_needs_upgrade: false,
+    event_queue_longpoll_timeout_seconds: 90,
+    upgrade_text_for_wide_organization_logo: '',
+    zulip_plan_is_not_limited: true,
+  });
 }

@@ -32,6 +32,19 @@ export const realmStore = {
     const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE subdomain = $1`, [subdomain]);
     return rows[0];
   },
+  /** Locks the realm's row for the rest of the transaction. */
+  async findByIdForUpdate(q: Queryable, id: number): Promise<RealmRow | undefined> {
+    const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE id = $1 FOR UPDATE`, [id]);
+    return rows[0];
+  },
+  /** Sets the name, description and merges `settings` into the stored settings; returns the new row. */
+  async update(q: Queryable, id: number, c: { name: string; description: string; settings: Record<string, unknown> }): Promise<RealmRow> {
+    const { rows } = await q.query<RealmRow>(
+      `UPDATE users.realm SET name = $2, description = $3, settings = settings || $4::jsonb WHERE id = $1 RETURNING ${COLS}`,
+      [id, c.name, c.description, JSON.stringify(c.settings)],
+    );
+    return rows[0] as RealmRow;
+  },
   async findById(q: Queryable, id: number): Promise<RealmRow | undefined> {
     const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE id = $1`, [id]);
     return rows[0];

@@ -98,6 +98,21 @@ export const userStore = {
   async setApiKey(q: Queryable, userId: number, hash: Buffer, enc: Buffer): Promise<void> {
     await q.query('UPDATE users.user_profile SET api_key_hash = $2, api_key_enc = $3 WHERE id = $1', [userId, hash, enc]);
   },
+  /** Merges `patch` into the user's stored settings. */
+  async mergeSettings(q: Queryable, userId: number, patch: Record<string, unknown>): Promise<void> {
+    await q.query('UPDATE users.user_profile SET settings = settings || $2::jsonb WHERE id = $1', [userId, JSON.stringify(patch)]);
+  },
+  async setTimezone(q: Queryable, userId: number, timezone: string): Promise<void> {
+    await q.query('UPDATE users.user_profile SET timezone = $2 WHERE id = $1', [userId, timezone]);
+  },
+  async setPasswordHash(q: Queryable, userId: number, hash: string): Promise<void> {
+    await q.query('UPDATE users.user_profile SET password_hash = $2 WHERE id = $1', [userId, hash]);
+  },
+  /** Locks the user's row for the rest of the transaction (concurrent setting changes apply one after the other). */
+  async findByIdForUpdate(q: Queryable, realmId: number, userId: number): Promise<UserRow | undefined> {
+    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND id = $2 FOR UPDATE`, [realmId, userId]);
+    return rows[0];
+  },
   async setActive(q: Queryable, userId: number, active: boolean): Promise<void> {
     await q.query('UPDATE users.user_profile SET is_active = $2 WHERE id = $1', [userId, active]);
   },

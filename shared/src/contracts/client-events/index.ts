@@ -22,6 +22,33 @@ export const DraftsUpdateEvent = Type.Object({ ...base('drafts'), op: Type.Liter
 export const DraftsRemoveEvent = Type.Object({ ...base('drafts'), op: Type.Literal('remove'), draft_id: Type.Integer() }, strict);
 export const HeartbeatEvent = Type.Object(base('heartbeat'), strict);
 
+const SettingValue = Type.Union([Type.Boolean(), Type.Integer(), Type.String()]);
+/** A personal setting changed (FL 89+); `language_name` only for default_language. */
+export const UserSettingsUpdateEvent = Type.Object(
+  { ...base('user_settings'), op: Type.Literal('update'), property: Type.String(), value: SettingValue, language_name: Type.Optional(Type.String()) },
+  strict,
+);
+/** The pre-FL-89 form of a display setting change, for queues without user_settings_object. */
+export const UpdateDisplaySettingsEvent = Type.Object(
+  { ...base('update_display_settings'), user: Type.String(), setting_name: Type.String(), setting: SettingValue, language_name: Type.Optional(Type.String()) },
+  strict,
+);
+/** The pre-FL-89 form of a notification setting change. */
+export const UpdateGlobalNotificationsEvent = Type.Object(
+  { ...base('update_global_notifications'), user: Type.String(), notification_name: Type.String(), setting: SettingValue },
+  strict,
+);
+/** An organisation setting changed. */
+export const RealmUpdateEvent = Type.Object(
+  { ...base('realm'), op: Type.Literal('update'), property: Type.String(), value: Type.Union([SettingValue, Type.Null()]) },
+  strict,
+);
+/** Organisation settings changed, in the form used for coupled settings (`property` is always "default"). */
+export const RealmUpdateDictEvent = Type.Object(
+  { ...base('realm'), op: Type.Literal('update_dict'), property: Type.Literal('default'), data: Type.Record(Type.String(), Type.Unknown()) },
+  strict,
+);
+
 const LegacyClientPresence = Type.Object(
   { client: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('idle')]), timestamp: Type.Integer(), pushable: Type.Boolean() },
   strict,
@@ -84,6 +111,11 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'drafts/update': DraftsUpdateEvent,
   'drafts/remove': DraftsRemoveEvent,
   heartbeat: HeartbeatEvent,
+  'user_settings/update': UserSettingsUpdateEvent,
+  update_display_settings: UpdateDisplaySettingsEvent,
+  update_global_notifications: UpdateGlobalNotificationsEvent,
+  'realm/update': RealmUpdateEvent,
+  'realm/update_dict': RealmUpdateDictEvent,
   presence: PresenceEvent,
   'typing/start': TypingStartEvent,
   'typing/stop': TypingStopEvent,

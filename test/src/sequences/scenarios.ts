@@ -1,0 +1,221 @@
+/**
+ * Short client scripts whose second call depends on the first, as bots and scripts run them
+ * all day: create a stream and post to it, subscribe someone and mention them, create a user
+ * and message them, replace a linkifier and post, leave a private stream and try to post.
+ * Every read model a service keeps of another's data turns such a script into a race unless
+ * the design closes it (docs/CONVENTIONS.md, "Read models and read-your-writes").
+ *
+ * Each scenario runs its calls back to back, with no sleeps, and spreads them over the
+ * gateway replicas it is given, so consecutive calls land on different replicas of every
+ * service. A scenario throws `SequenceFailure` with the whole transcript on the first
+ * answer that is a 5xx, an unexpected error, or a read that does not reflect the write.
+ */
+import fc from 'fast-check';
+import type { ApiClient, ApiResponse, Params } from '../client.js';
+import type { Account, System } from '../harness.js';
+import { QueuePoller } from '../e2e/events-support.js';
+
+type Json = Record<string, unknown>;
+
+export class SequenceFailure extends Error {}
+
+/** The people and gateways a scenario may use, and a transcript of what it did. */
+export class Script {
+  readonly transcript: string[] = [];
+  private turn = 0;
+
+  constructor(
+    readonly sys: System,
+    readonly unique: string,
+    private readonly gatewayOrder: number[],
+  ) {}
+
+  /** A client for `who` on the next gateway in this script's order. */
+  as(who: Account): ApiClient {
+    const urls = this.sys.gatewayUrls;
+    const pick = this.gatewayOrder[this.turn++ % this.gatewayOrder.length] ?? 0;
+    return this.sys.client(who, { baseUrl: urls[pick % urls.length] });
+  }
+
+  /** One call; a 5xx or an answer other than `expect` fails the script. */
+  async call(who: Account, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, params: Params = {}, expect: 'success' | 'error' = 'success'): Promise<ApiResponse> {
+    const r = await this.as(who).call(method, path, params);
+    this.transcript.push(`${who.full_name}: ${method} ${path} ${JSON.stringify(params)} -> ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+    if (r.status >= 500) this.fail(`${method} ${path} answered ${r.status}`);
+    if (r.body.result !== expect) this.fail(`${method} ${path}: expected ${expect}, got ${r.status} ${r.body.msg}`);
+    return r;
+  }
+
+  check(ok: boolean, what: string): void {
+    if (!ok) this.fail(what);
+  }
+
+  fail(why: string): never {
+    throw new SequenceFailure(`${why}\n  ${this.transcript.join('\n  ')}`);
+  }
+}
+
+export interface Scenario {
+  name: string;
+  run(s: Script): Promise<void>;
+}
+
+const member = (s: Script) => s.sys.people.hamlet;
+const other = (s: Script) => s.sys.people.othello;
+
+async function streamId(s: Script, who: Account, name: string): Promise<number> {
+  return (await s.call(who, 'GET', '/get_stream_id', { stream: name })).body.stream_id as number;
+}
+
+/** A public stream of the script's own with both members subscribed; returns its name. */
+async function commonStream(s: Script): Promise<string> {
+  const name = `Common ${s.unique}`;
+  await s.call(member(s), 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: [member(s).user_id, other(s).user_id] });
+  return name;
+}
+
+async function messageAs(s: Script, who: Account, id: number): Promise<Json> {
+  const r = await s.call(who, 'GET', `/messages/${id}`);
+  return r.body.message as Json;
+}
+
+async function historyIds(s: Script, who: Account, narrow: unknown[]): Promise<number[]> {
+  const r = await s.call(who, 'GET', '/messages', { anchor: 'newest', num_before: 20, num_after: 0, narrow });
+  return (r.body.messages as Json[]).map((m) => m.id as number);
+}
+
+/** Builds the scenarios; each draws the choices that vary between runs from fast-check. */
+export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
+  const createThenSend = fc.record({ byId: fc.boolean(), inviteOnly: fc.boolean(), shout: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `create stream (invite_only=${o.inviteOnly}) then send by ${o.byId ? 'id' : 'name'}`,
+      async run(s) {
+        const name = `Created ${s.unique}`;
+        const me = member(s);
+        await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], invite_only: o.inviteOnly });
+        const to = o.byId ? await streamId(s, me, name) : o.shout ? name.toUpperCase() : name;
+        const sent = await s.call(me, 'POST', '/messages', { type: 'stream', to, topic: 'first', content: `hello ${s.unique}` });
+        const id = sent.body.id as number;
+        s.check((await historyIds(s, me, [{ operator: 'stream', operand: name }])).includes(id), 'the sender reads the message in the new stream');
+      },
+    }),
+  );
+
+  const subscribeThenMention = fc.record({ inviteOnly: fc.boolean(), silent: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `subscribe someone to a ${o.inviteOnly ? 'private' : 'public'} stream then mention them`,
+      async run(s) {
+        const name = `Mention ${s.unique}`;
+        const me = member(s);
+        const them = other(s);
+        await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], invite_only: o.inviteOnly });
+        await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: [them.user_id] });
+        const mention = o.silent ? `@_**${them.full_name}**` : `@**${them.full_name}**`;
+        const sent = await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 'hi', content: `${mention} welcome` });
+        const msg = await messageAs(s, them, sent.body.id as number);
+        const flags = msg.flags as string[];
+        s.check(o.silent ? !flags.includes('mentioned') : flags.includes('mentioned'), `flags of the new subscriber: ${JSON.stringify(flags)}`);
+      },
+    }),
+  );
+
+  const createUserThenMessage = fc.record({ byEmail: fc.boolean(), group: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `create a user then message them by ${o.byEmail ? 'email' : 'id'}${o.group ? ' in a group' : ''}`,
+      async run(s) {
+        const admin = s.sys.people.iago;
+        const email = `seq-${s.unique}@zulip.test`;
+        const password = `pw-${s.unique}-long`;
+        const created = await s.call(admin, 'POST', '/users', { email, password, full_name: `Seq ${s.unique}` });
+        const userId = created.body.user_id as number;
+        const me = member(s);
+        const recipients = o.group ? [userId, other(s).user_id] : [userId];
+        const to = o.byEmail ? (o.group ? [email, other(s).email] : [email]) : recipients;
+        const sent = await s.call(me, 'POST', '/messages', { type: 'private', to, content: `welcome ${s.unique}` });
+        const key = await s.as(me).call('POST', '/fetch_api_key', { username: email, password });
+        s.transcript.push(`fetch_api_key -> ${key.status}`);
+        s.check(key.status === 200, 'the new user can fetch an API key');
+        const newcomer: Account = { user_id: userId, email, api_key: key.body.api_key as string, full_name: `Seq ${s.unique}`, password };
+        s.check((await historyIds(s, newcomer, [])).includes(sent.body.id as number), 'the new user reads the message');
+      },
+    }),
+  );
+
+  const replaceLinkifierThenPost = fc.constant<Scenario>({
+    name: 'delete and recreate a linkifier, then post',
+    async run(s) {
+      const admin = s.sys.people.desdemona;
+      const tag = `SQ${s.unique.replace(/[^A-Za-z0-9]/g, '')}`;
+      const pattern = `${tag}-(?P<n>[0-9]+)`;
+      const first = await s.call(admin, 'POST', '/realm/filters', { pattern, url_template: 'https://old.example/{n}' });
+      await s.call(admin, 'DELETE', `/realm/filters/${first.body.id as number}`);
+      await s.call(admin, 'POST', '/realm/filters', { pattern, url_template: 'https://new.example/{n}' });
+      const to = await commonStream(s);
+      const sent = await s.call(member(s), 'POST', '/messages', { type: 'stream', to, topic: 'links', content: `see ${tag}-42` });
+      const html = (await messageAs(s, member(s), sent.body.id as number)).content as string;
+      s.check(html.includes('https://new.example/42') && !html.includes('old.example'), `rendered with the new linkifier: ${html}`);
+    },
+  });
+
+  const leavePrivateThenPost = fc.constant<Scenario>({
+    name: 'leave a private stream, then post to it',
+    async run(s) {
+      const name = `Leave ${s.unique}`;
+      const me = member(s);
+      await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], invite_only: true, principals: [me.user_id, other(s).user_id] });
+      await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 't', content: 'before' });
+      await s.call(me, 'DELETE', '/users/me/subscriptions', { subscriptions: [name] });
+      const refused = await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 't', content: 'after' }, 'error');
+      s.check(/Not authorized|does not exist/.test(refused.body.msg), `refused with Zulip's message: ${refused.body.msg}`);
+    },
+  });
+
+  const alertWordThenMessage = fc.constant<Scenario>({
+    name: 'add an alert word, then receive a message with it',
+    async run(s) {
+      const word = `alarm${s.unique.replace(/[^a-z0-9]/gi, '')}`;
+      await s.call(other(s), 'POST', '/users/me/alert_words', { alert_words: [word] });
+      const to = await commonStream(s);
+      const sent = await s.call(member(s), 'POST', '/messages', { type: 'stream', to, topic: 'alerts', content: `the ${word} rings` });
+      const flags = (await messageAs(s, other(s), sent.body.id as number)).flags as string[];
+      s.check(flags.includes('has_alert_word'), `has_alert_word right after adding the word: ${JSON.stringify(flags)}`);
+    },
+  });
+
+  const draftThenList = fc.constant<Scenario>({
+    name: 'create a stream, draft a message to it, then list drafts',
+    async run(s) {
+      const me = member(s);
+      const name = `Drafted ${s.unique}`;
+      await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] });
+      const to = [await streamId(s, me, name)];
+      const made = await s.call(me, 'POST', '/drafts', { drafts: [{ type: 'stream', to, topic: s.unique, content: 'draft', timestamp: Math.floor(Date.now() / 1000) }] });
+      const id = (made.body.ids as number[])[0];
+      const list = await s.call(me, 'GET', '/drafts');
+      s.check((list.body.drafts as Json[]).some((d) => d.id === id), 'the new draft is listed');
+    },
+  });
+
+  const registerThenChange = fc.constantFrom('message', 'subscription', 'alert_words', 'realm_linkifiers').map(
+    (kind): Scenario => ({
+      name: `register, then at once a ${kind} change, delivered to the new queue`,
+      async run(s) {
+        const me = member(s);
+        const { poller } = await QueuePoller.register(s.as(me), { event_types: [kind] });
+        s.transcript.push(`registered queue ${poller.queueId} for ${kind}`);
+        if (kind === 'message') await s.call(other(s), 'POST', '/messages', { type: 'private', to: [me.user_id], content: `ping ${s.unique}` });
+        if (kind === 'subscription') await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: `Queue ${s.unique}` }] });
+        if (kind === 'alert_words') await s.call(me, 'POST', '/users/me/alert_words', { alert_words: [`q${s.unique}`] });
+        if (kind === 'realm_linkifiers') {
+          const tag = `RQ${s.unique.replace(/[^A-Za-z0-9]/g, '')}`;
+          await s.call(s.sys.people.desdemona, 'POST', '/realm/filters', { pattern: `${tag}(?P<n>[0-9]+)`, url_template: 'https://q.example/{n}' });
+        }
+        const got = await poller.collect(1, 10_000);
+        s.transcript.push(`queue got ${JSON.stringify(got).slice(0, 300)}`);
+        s.check(got.some((e) => e.type === kind), `the ${kind} event reached the queue registered just before`);
+      },
+    }),
+  );
+
+  return fc.oneof(createThenSend, subscribeThenMention, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, registerThenChange);
+}
