@@ -45,6 +45,7 @@ export function uploadsService(overrides: Partial<UploadsSettings> = {}): Servic
           if (sweeper) clearInterval(sweeper);
           await sweeping;
           await server.close();
+          storage.close();
         },
       };
     },

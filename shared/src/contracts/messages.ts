@@ -46,6 +46,12 @@
  *    full_name}, emoji_name, emoji_code, reaction_type}` to everyone who may read the message
  *    now (rows, plus subscribers when the stream's history is public to them), and with
  *    `public_stream` for a public stream's message.
+ *
+ * 5. `delete_message`: `{type, message_type: 'private' | 'stream', message_ids, stream_id?,
+ *    topic?}` (stream and topic for stream messages) to everyone who could read the deleted
+ *    messages. The events service gives it as is to queues with the `bulk_message_deletion`
+ *    capability and as one event per message, with `message_id` instead of `message_ids`, to
+ *    the others (Zulip's process_deletion_event).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
@@ -275,6 +281,8 @@ export const messagesRpc = {
    */
   addReaction: rpc('messages.v1.add_reaction', { request: ReactionRequest, reply: Done }),
   removeReaction: rpc('messages.v1.remove_reaction', { request: ReactionRequest, reply: Done }),
+  /** DELETE /messages/{message_id}. */
+  deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
   /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
   streamTopics: rpc('messages.v1.stream_topics', {
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),

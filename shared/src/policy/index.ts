@@ -130,4 +130,34 @@ export function realmSettings(stored: Readonly<Record<string, unknown>>): RealmS
   return out as RealmSettings & Record<string, unknown>;
 }
 
+/** Why a message may not be deleted (each has its Zulip message in the messages service). */
+export type DeleteRefusal = 'not_allowed' | 'time_limit';
+
+/**
+ * Zulip's validate_can_delete_message: administrators delete any message at any time; others
+ * only their own messages or their bots', when delete_own_message_policy admits them, and
+ * within message_content_delete_limit_seconds (null: no limit) of sending.
+ */
+export function deleteMessageRefusal(
+  user: PolicySubject & { id: number },
+  message: { sender_id: number; sender_bot_owner_id: number | null; date_sent: Date },
+  realm: Pick<RealmSettings, 'delete_own_message_policy' | 'message_content_delete_limit_seconds' | 'waiting_period_threshold'>,
+  now = new Date(),
+): DeleteRefusal | undefined {
+  if (isAdminRole(user.role)) return undefined;
+  if (message.sender_id !== user.id && message.sender_bot_owner_id !== user.id) return 'not_allowed';
+  if (!hasPolicyPermission(user, realm.delete_own_message_policy, realm.waiting_period_threshold, now)) return 'not_allowed';
+  const limit = realm.message_content_delete_limit_seconds;
+  if (limit !== null && now.getTime() - message.date_sent.getTime() > limit * 1000) return 'time_limit';
+  return undefined;
+}
+
+/**
+ * Zulip's check_stream_access_for_delete_or_update at our feature level: only realm
+ * administrators change or archive streams (a private stream they are not subscribed to too).
+ */
+export function canAdministerStreams(user: Pick<PolicySubject, 'role'>): boolean {
+  return isAdminRole(user.role);
+}
+
 export * from './groups.js';

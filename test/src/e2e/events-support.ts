@@ -102,6 +102,13 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     case 'reaction':
       // Reactions live on messages, which /register does not carry.
       return;
+    case 'delete_message': {
+      // As a client does: the messages leave unread counts and starred messages.
+      const ids = (e.message_ids as number[] | undefined) ?? [e.message_id as number];
+      if (state.unread_msgs) removeUnread(state.unread_msgs as Json, ids);
+      if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
+      return;
+    }
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
       const drafts = state.drafts as Json[];

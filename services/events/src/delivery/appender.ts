@@ -25,7 +25,7 @@ import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
 import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
-import { finaliseForQueue } from '../lib/finalise.js';
+import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
 import type { QueueSettings, QueuedEvent } from '../store/queue-store.js';
 import type { PollHub } from './poll-hub.js';
 
@@ -279,21 +279,24 @@ export class Appender {
       const { notify } = note;
       const given = new Set<string>();
       // Queues with equal settings and flags get byte-equal events: serialise each variant once.
-      const variants = new Map<string, string>();
+      const variants = new Map<string, string[]>();
       const give = (queueId: string, s: QueueSettings, flags: readonly string[] | undefined) => {
         if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
         given.add(queueId);
         const isSenderQueue = notify.sender_queue_id === queueId;
         const nullSettings = s.capabilities.notification_settings_null === true;
-        const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
+        const bulk = s.capabilities.bulk_message_deletion === true;
+        const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${bulk}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
         let json = variants.get(key);
         if (json === undefined) {
-          json = JSON.stringify(finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags));
+          const event = finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags);
+          json = splitForQueue(event, bulk).map((e) => JSON.stringify(e));
           if (!isSenderQueue) variants.set(key, json);
         }
         let list = perQueue.get(queueId);
         if (!list) perQueue.set(queueId, (list = []));
-        list.push({ seq: note.seq, origin: note.origin, txid: note.txid, json });
+        // Events split from one inbox entry share its seq: the append script applies them together.
+        for (const j of json) list.push({ seq: note.seq, origin: note.origin, txid: note.txid, json: j });
       };
       for (const r of notify.users) {
         const userId = typeof r === 'number' ? r : r.id;

@@ -47,3 +47,14 @@ export function finaliseForQueue(n: ClientNotify, q: QueueView, flags: readonly 
   }
   return event;
 }
+
+/**
+ * Zulip's process_deletion_event: a queue without the `bulk_message_deletion` capability gets
+ * a `delete_message` event as one event per message, each with `message_id` in place of
+ * `message_ids`. Every other event stays one event.
+ */
+export function splitForQueue(event: Record<string, unknown>, bulkMessageDeletion: boolean): Array<Record<string, unknown>> {
+  if (event.type !== 'delete_message' || bulkMessageDeletion || !Array.isArray(event.message_ids)) return [event];
+  const { message_ids: ids, ...rest } = event;
+  return (ids as unknown[]).map((id) => ({ ...rest, message_id: id }));
+}

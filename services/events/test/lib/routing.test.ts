@@ -3,7 +3,7 @@ import t from 'tap';
 import { fetchTypesOf, lifespanSecsOf } from '../../src/actions/register.js';
 import { loadEventsConfig } from '../../src/config.js';
 import { queueAccepts } from '../../src/lib/event-filter.js';
-import { finaliseForQueue } from '../../src/lib/finalise.js';
+import { finaliseForQueue, splitForQueue } from '../../src/lib/finalise.js';
 import { ALL_FETCH_TYPES, emptyStateFor, ownersFor } from '../../src/lib/initial-state.js';
 import { messageMatchesNarrow, parseEventsNarrow } from '../../src/lib/narrow.js';
 
@@ -102,4 +102,15 @@ t.test('register helpers', async (t) => {
   t.ok(hb >= 45_000 && hb < 55_000, 'heartbeat after 45–55 s');
   t.equal(loadEventsConfig({ ZC_HEARTBEAT_MS: '1234' }).heartbeatMs(), 1234);
   t.throws(() => loadEventsConfig({ ZC_MAX_QUEUES_PER_USER: 'many' }));
+});
+
+t.test('delete_message: one event per message for queues without bulk_message_deletion', async (t) => {
+  const event = { type: 'delete_message', message_type: 'stream', message_ids: [4, 7], stream_id: 3, topic: 'x' };
+  t.same(splitForQueue(event, true), [event], 'bulk: as sent');
+  t.same(splitForQueue(event, false), [
+    { type: 'delete_message', message_type: 'stream', stream_id: 3, topic: 'x', message_id: 4 },
+    { type: 'delete_message', message_type: 'stream', stream_id: 3, topic: 'x', message_id: 7 },
+  ]);
+  const other = { type: 'reaction', op: 'add', message_id: 4 };
+  t.same(splitForQueue(other, false), [other], 'other events stay one');
 });

@@ -34,7 +34,7 @@ function readJson(res: http.IncomingMessage): Promise<unknown> {
 
 /**
  * Pipes the request body to `url` and answers with what the uploads replica answers. If it
- * answers before the body ended (a refusal), the rest is not read: the connection closes.
+ * answers before the body ended (a refusal), the rest is not read (the route closes the connection).
  */
 export function forwardUpload(request: FastifyRequest, reply: FastifyReply, url: string): Promise<unknown> {
   const raw = request.raw;
@@ -52,10 +52,7 @@ export function forwardUpload(request: FastifyRequest, reply: FastifyReply, url:
       answered = true;
       readJson(res).then(
         (body) => {
-          if (!raw.complete) {
-            raw.unpipe(upstream);
-            reply.header('connection', 'close');
-          }
+          if (!raw.complete) raw.unpipe(upstream);
           reply.code(res.statusCode ?? 502).type('application/json');
           resolve(body);
         },

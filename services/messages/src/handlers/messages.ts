@@ -1,6 +1,7 @@
 /** Bus adapters of the messages service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { messagesRpc } from '@zc/shared/contracts';
+import { checkDeleteMessage } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
@@ -37,6 +38,10 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   });
   bus.serve(messagesRpc.markTopicAsRead, async (r) => {
     await doMarkTopicAsRead(deps, r.actor, r.stream_id, r.topic_name);
+    return {};
+  });
+  bus.serve(messagesRpc.deleteMessage, async (r) => {
+    await checkDeleteMessage(deps, r.actor, r.message_id);
     return {};
   });
   bus.serve(messagesRpc.addReaction, async (r) => {

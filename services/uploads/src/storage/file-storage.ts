@@ -27,6 +27,8 @@ export interface FileStorage {
   signedDownloadUrl(key: string, opts: { ttlSeconds: number; contentType: string; contentDisposition: string }): Promise<string | undefined>;
   /** Whether the backend is reachable (readiness). */
   check(): Promise<boolean>;
+  /** Releases connections (service stop). */
+  close(): void;
 }
 
 /** Refuses keys that are empty, absolute, or have empty, `.` or `..` segments. */

@@ -32,6 +32,8 @@ export class LocalDiskStorage implements FileStorage {
 
   async write(key: string, body: Readable, _contentType?: string): Promise<void> {
     const target = this.pathOf(key);
+    // The body may fail before the pipeline below listens; the pipeline still sees it destroyed.
+    body.on('error', () => undefined);
     await fs.mkdir(this.tmp, { recursive: true });
     const partial = path.join(this.tmp, randomBytes(12).toString('hex'));
     try {
@@ -78,5 +80,9 @@ export class LocalDiskStorage implements FileStorage {
     await fs.mkdir(this.tmp, { recursive: true });
     await fs.access(this.tmp, fs.constants.W_OK);
     return true;
+  }
+
+  close(): void {
+    // Nothing held open.
   }
 }

@@ -87,4 +87,8 @@ export class S3Storage implements FileStorage {
     await this.client.send(new HeadBucketCommand({ Bucket: this.opts.bucket }));
     return true;
   }
+
+  close(): void {
+    this.client.destroy();
+  }
 }

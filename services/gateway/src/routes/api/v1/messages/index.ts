@@ -112,6 +112,12 @@ export default async function messagesRoutes(app: FastifyInstance) {
     return success({});
   });
 
+  app.delete<{ Params: { message_id: string } }>('/:message_id', async (request) => {
+    params(request, {});
+    await bus.request(messagesRpc.deleteMessage, { actor: request.actor, message_id: messageIdOf(request.params.message_id) });
+    return success({});
+  });
+
   // Emoji reactions; the messages service resolves names and checks codes and types.
   app.post<{ Params: { message_id: string } }>('/:message_id/reactions', async (request) => {
     const p = params(request, { emoji_name: str(), emoji_code: str().optional(), reaction_type: str().optional() });

@@ -15,6 +15,11 @@ export default async function userUploadsRoutes(app: FastifyInstance) {
   // This context only: leave multipart bodies unread for the route to stream.
   app.removeContentTypeParser('multipart/form-data');
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+  // An answer given before the body was read (a refusal) closes the connection rather than
+  // reading up to the whole refused file to keep it alive.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+  });
 
   app.post('/', async (request, reply) => {
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw badRequest('You must specify a file to upload');
