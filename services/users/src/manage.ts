@@ -7,4 +7,5 @@ export { doCreateRealm, doCreateUser, doGrant, type NewAccount } from './actions
 export { doDeactivateUser, doRegenerateApiKey } from './actions/account-state.js';
 export { makeDeps, type UsersDeps } from './deps.js';
 export { realmStore } from './store/realm-store.js';
+export { ApiKeyVault, generateApiKey } from './lib/credentials.js';
 export { MIGRATIONS_DIR } from './service.js';

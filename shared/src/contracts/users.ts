@@ -333,6 +333,18 @@ export const users = {
     request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
     reply: Type.Object({}),
   }),
+  /** POST /users/me/status; only the given fields change. */
+  updateStatus: rpc('users.v1.update_status', {
+    request: Type.Object({
+      actor: Actor,
+      away: Type.Optional(Type.Boolean()),
+      status_text: Type.Optional(Type.String()),
+      emoji_name: Type.Optional(Type.String()),
+      emoji_code: Type.Optional(Type.String()),
+      reaction_type: Type.Optional(Type.String()),
+    }),
+    reply: Type.Object({}),
+  }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */

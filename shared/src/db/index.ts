@@ -6,6 +6,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { currentDeadline } from '../bus/index.js';
 
 // bigint columns (ids, counts) come back as numbers: every id we store is below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -13,6 +14,18 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+
+const IDLE_IN_TRANSACTION_LIMIT_MS = 10_000;
+
+/**
+ * BEGIN, bounded by the deadline of the request being handled: a statement still running
+ * when its caller has stopped waiting is cancelled rather than finished for nobody.
+ */
+function begin(mode = ''): string {
+  const deadline = currentDeadline();
+  if (deadline === undefined) return `BEGIN${mode}`;
+  return `BEGIN${mode}; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(deadline - Date.now()))}`;
+}
 
 /** How long a caller waits for a connection before the database counts as unavailable (a 503). */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -25,6 +38,9 @@ export function createPool(url: string, opts: { max?: number; applicationName?: 
     // Without it a caller waits forever for a connection while PostgreSQL is down.
     connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     keepAlive: true,
+    // A transaction left open by a paused or stuck process would hold its row and advisory
+    // locks (a realm's send lock among them) for as long as the pause: PostgreSQL ends it.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_LIMIT_MS,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -38,7 +54,7 @@ export function createPool(url: string, opts: { max?: number; applicationName?: 
 export async function transaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin());
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
@@ -147,7 +163,7 @@ export async function runMigrations(pool: pg.Pool, schema: string, dir: string, 
 export async function readWithSnapshot<T>(pool: pg.Pool, fn: (q: pg.PoolClient) => Promise<T>): Promise<{ snapshot: string; result: T }> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(begin(' ISOLATION LEVEL REPEATABLE READ READ ONLY'));
     const { rows } = await client.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s');
     const result = await fn(client);
     await client.query('COMMIT');

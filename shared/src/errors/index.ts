@@ -76,8 +76,9 @@ export const internalError = (cause?: unknown) =>
 
 // PostgreSQL SQLSTATEs that mean "the database is not usable right now", not "this request is
 // wrong": connection exceptions (08xxx), shutdown and recovery (57P01-57P03), too many
-// connections, serialization failures and deadlocks (the caller may simply retry).
-const PG_OUTAGE_STATES = /^(08|57P0[1-3]|53300|40001|40P01)/;
+// connections, serialization failures and deadlocks (the caller may simply retry), and
+// statements cancelled at the caller's deadline or after idling in a transaction.
+const PG_OUTAGE_STATES = /^(08|57P0[1-3]|57014|53300|40001|40P01|25P03)/;
 const OUTAGE_MESSAGES = [
   /Connection terminated/i,
   /timeout exceeded when trying to connect/i,

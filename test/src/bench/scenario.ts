@@ -39,7 +39,16 @@ export interface BenchSystem {
    * Connection settings of the runner's own system (database URL, NATS and Redis with their
    * prefixes), for seeding in bulk; undefined in external mode.
    */
-  infra?: { databaseUrl: string; natsUrl: string; redisUrl: string; subjectPrefix: string; redisPrefix: string };
+  infra?: {
+    databaseUrl: string;
+    natsUrl: string;
+    redisUrl: string;
+    subjectPrefix: string;
+    redisPrefix: string;
+    /** The system's ZC_SECRET_KEY (API keys of accounts seeded through SQL) and root domain (realm hosts). */
+    secretKey: string;
+    rootDomain: string;
+  };
 }
 
 /** Options every scenario receives; a scenario may ignore those that do not fit it. */

@@ -12,6 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@zc/shared/config';
 import { createLogger } from '@zc/shared/logging';
 import { testEnv } from '@zc/shared/testing';
 import { ApiClient } from '../client.js';
@@ -159,6 +160,8 @@ try {
         redisUrl: config.redisUrl,
         subjectPrefix: config.subjectPrefix,
         redisPrefix: config.redisPrefix,
+        secretKey: config.secretKey,
+        rootDomain: loadConfig(config).rootDomain,
       },
     })}\n`,
   );

@@ -149,7 +149,7 @@ export interface QueueLog {
   queueId: string;
   registeredAt: number;
   /** Message ids in the order they arrived, with their content (the send key). */
-  received: Array<{ id: number; key: string }>;
+  received: Array<{ id: number; key: string; at: number }>;
   lastEventId: number;
   invalidated: boolean;
   invalidatedAt?: number;
@@ -209,7 +209,7 @@ export class Poller {
           q.lastEventId = Math.max(q.lastEventId, Number(e.id));
           if (e.type === 'message') {
             const m = e.message as { id: number; content: string };
-            q.received.push({ id: m.id, key: m.content.replace(/<[^>]+>/g, '') });
+            q.received.push({ id: m.id, key: m.content.replace(/<[^>]+>/g, ''), at: Date.now() });
           }
         }
         continue;

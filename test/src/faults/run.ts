@@ -11,7 +11,7 @@
 import { parseArgs } from 'node:util';
 import { bootSystem, HEARTBEAT_MS, type FaultSystem } from './system.js';
 import type { Replica, Service } from './cluster.js';
-import type { SendRecord } from './load.js';
+import type { QueueLog, SendRecord } from './load.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,22 +19,25 @@ interface Fault {
   name: string;
   /** Healing is timed from the injection (the system must carry on without the process) or from the dependency's return. */
   healFrom: 'start' | 'end';
-  inject(sys: FaultSystem): Promise<{ start: number; end: number }>;
+  /** Injects the fault, calling `began` at the moment it starts; resolves when it ended (dependency back). */
+  inject(sys: FaultSystem, began: () => void): Promise<{ start: number; end: number }>;
 }
 
 const PAUSE_MS = 15_000;
 
-async function killFault(sys: FaultSystem, pick: () => Promise<Replica>): Promise<{ start: number; end: number }> {
+async function killFault(sys: FaultSystem, pick: () => Promise<Replica>, began: () => void): Promise<{ start: number; end: number }> {
   const r = await pick();
   const start = Date.now();
+  began();
   await sys.cluster.kill(r);
   await sys.cluster.waitReady(r, 90_000);
   return { start, end: Date.now() };
 }
 
-async function pauseFault(sys: FaultSystem, pick: () => Promise<Replica>, ms: number): Promise<{ start: number; end: number }> {
+async function pauseFault(sys: FaultSystem, pick: () => Promise<Replica>, ms: number, began: () => void): Promise<{ start: number; end: number }> {
   const r = await pick();
   const start = Date.now();
+  began();
   sys.cluster.pause(r);
   await sleep(ms);
   sys.cluster.resume(r);
@@ -45,8 +48,8 @@ const leader = (s: Service) => (sys: FaultSystem) => () => sys.cluster.leader(s)
 const nonLeader = (s: Service) => (sys: FaultSystem) => () => sys.cluster.nonLeader(s);
 
 function faults(pauseMs: number): Fault[] {
-  const kill = (name: string, pick: (sys: FaultSystem) => () => Promise<Replica>): Fault => ({ name, healFrom: 'start', inject: (sys) => killFault(sys, pick(sys)) });
-  const pause = (name: string, pick: (sys: FaultSystem) => () => Promise<Replica>): Fault => ({ name, healFrom: 'start', inject: (sys) => pauseFault(sys, pick(sys), pauseMs) });
+  const kill = (name: string, pick: (sys: FaultSystem) => () => Promise<Replica>): Fault => ({ name, healFrom: 'start', inject: (sys, began) => killFault(sys, pick(sys), began) });
+  const pause = (name: string, pick: (sys: FaultSystem) => () => Promise<Replica>): Fault => ({ name, healFrom: 'start', inject: (sys, began) => pauseFault(sys, pick(sys), pauseMs, began) });
   return [
     kill('SIGKILL events leader', leader('events')),
     kill('SIGKILL events non-leader', nonLeader('events')),
@@ -60,8 +63,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'NATS restart',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         await sys.infra.nats.stop();
         await sys.infra.nats.start();
         return { start, end: Date.now() };
@@ -70,8 +74,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'NATS outage 20s',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         await sys.infra.nats.stop();
         await sleep(20_000);
         await sys.infra.nats.start();
@@ -81,8 +86,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'Redis loss (killed, back empty)',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         await sys.infra.redis.stop('SIGKILL');
         await sleep(2_000);
         await sys.infra.redis.start();
@@ -92,8 +98,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'PostgreSQL fast restart',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         await sys.infra.pg.restart('fast');
         return { start, end: Date.now() };
       },
@@ -101,8 +108,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'PostgreSQL immediate restart x3',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         for (let i = 0; i < 3; i++) {
           await sys.infra.pg.restart('immediate');
           await sleep(3_000);
@@ -113,8 +121,9 @@ function faults(pauseMs: number): Fault[] {
     {
       name: 'graceful stop/start of everything',
       healFrom: 'end',
-      async inject(sys) {
+      async inject(sys, began) {
         const start = Date.now();
+        began();
         await sys.cluster.restartAll();
         return { start, end: Date.now() };
       },
@@ -137,20 +146,34 @@ export interface Row {
   notes: string[];
 }
 
-/** Sends probes until one reaches every live queue registered before it; returns when it did. */
-async function waitHealed(sys: FaultSystem, phase: string, deadline: number): Promise<number | undefined> {
+/**
+ * Sends probes until one reaches every live queue registered before it; returns when it did,
+ * with a line saying where the time went (probe acknowledged, then each queue's arrival).
+ */
+async function waitHealed(sys: FaultSystem, phase: string, from: () => number, deadline: number): Promise<{ at?: number; trace: string[] }> {
+  const trace: string[] = [];
+  const rel = (t: number) => `+${((t - from()) / 1000).toFixed(1)}s`;
   for (let n = 0; Date.now() < deadline; n++) {
     const probe = await sys.senders.sendOne(`${phase}-probe-${n}`);
-    if (probe.id === undefined) continue;
+    if (probe.id === undefined || probe.ackedAt === undefined) continue;
+    // Acknowledged before the dependency was even back (or before the fault took hold): says nothing.
+    if (probe.ackedAt < from()) {
+      await sleep(100);
+      continue;
+    }
     const until = Math.min(deadline, Date.now() + 20_000);
+    let live: QueueLog[] = [];
     while (Date.now() < until) {
-      const live = sys.pollers.map((p) => p.current).filter((q) => q !== undefined && q.registeredAt < probe.firstAttemptAt);
-      if (live.length > 0 && live.every((q) => q?.received.some((m) => m.id === probe.id))) return Date.now();
+      live = sys.pollers.map((p) => p.current).filter((q): q is QueueLog => q !== undefined && q.registeredAt < probe.firstAttemptAt);
+      if (live.length > 0 && live.every((q) => q.received.some((m) => m.id === probe.id))) break;
       if (live.length === 0) break;
       await sleep(50);
     }
+    const arrivals = live.map((q) => q.received.find((m) => m.id === probe.id)?.at);
+    trace.push(`probe ${n}: sent ${rel(probe.firstAttemptAt)} in ${probe.attempts} attempt(s), acked ${rel(probe.ackedAt)}, reached queues ${arrivals.map((a) => (a === undefined ? 'never' : rel(a))).join(' ')}`);
+    if (live.length > 0 && arrivals.every((a) => a !== undefined)) return { at: Math.max(...(arrivals as number[])), trace };
   }
-  return undefined;
+  return { trace };
 }
 
 async function check(sys: FaultSystem, fault: string, phase: string, since: number, healMs: number | undefined): Promise<Row> {
@@ -225,12 +248,19 @@ export async function runFault(sys: FaultSystem, f: Fault, phase: string, o: { w
   await sleep(o.warmMs);
   let row: Row;
   try {
-    const { start, end } = await f.inject(sys);
-    const healedAt = await waitHealed(sys, phase, Date.now() + 120_000);
-    const healMs = healedAt === undefined ? undefined : healedAt - (f.healFrom === 'start' ? start : end);
+    let start = Date.now();
+    let end = Number.POSITIVE_INFINITY;
+    // Probes start with the fault, so healing is seen as soon as it happens.
+    let began = () => undefined as void;
+    const healing = new Promise<void>((r) => (began = r)).then(() => waitHealed(sys, phase, () => (f.healFrom === 'start' ? start : end), Date.now() + 150_000));
+    ({ start, end } = await f.inject(sys, began));
+    const healed = await healing;
+    // Healed before the dependency even came back: zero.
+    const healMs = healed.at === undefined ? undefined : Math.max(0, healed.at - (f.healFrom === 'start' ? start : end));
     await sleep(o.afterMs);
     await sys.senders.stop();
     row = await check(sys, f.name, phase, since, healMs);
+    row.notes.push(...healed.trace.slice(-3));
   } catch (e) {
     await sys.senders.stop();
     row = { fault: f.name, acked: 0, lost: 0, duplicated: 0, outOfOrder: 0, invalidated: 0, fivexx: 0, unavailable: 0, healMs: undefined, notes: [`fault could not run: ${(e as Error).message}`] };

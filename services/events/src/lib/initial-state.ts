@@ -38,6 +38,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
       'realm_filters',
       'presence',
       'realm_bot',
+      'user_status',
     ],
     required: true,
   },

@@ -13,6 +13,7 @@ import realmLinkifiersRoutes from './api/v1/realm/linkifiers/index.js';
 import realmProfileFieldsRoutes from './api/v1/realm/profile-fields/index.js';
 import profileDataRoutes from './api/v1/users/me/profile-data/index.js';
 import botStorageRoutes from './api/v1/bot-storage/index.js';
+import userStatusRoutes from './api/v1/users/me/status/index.js';
 import alertWordsRoutes from './api/v1/users/me/alert-words/index.js';
 import subscriptionsRoutes from './api/v1/users/me/subscriptions/index.js';
 import subscriptionPropertiesRoutes from './api/v1/users/me/subscriptions/properties.js';
@@ -52,6 +53,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(realmProfileFieldsRoutes, v1('/realm/profile_fields'));
   await app.register(profileDataRoutes, v1('/users/me/profile_data'));
   await app.register(botStorageRoutes, v1('/bot_storage'));
+  await app.register(userStatusRoutes, v1('/users/me/status'));
   await app.register(alertWordsRoutes, v1('/users/me/alert_words'));
   await app.register(subscriptionsRoutes, v1('/users/me/subscriptions'));
   await app.register(subscriptionPropertiesRoutes, v1('/users/me/subscriptions/properties'));

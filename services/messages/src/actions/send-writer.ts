@@ -25,7 +25,7 @@
  */
 import { eventsInbox, messagesEvents, type MessageEventMessage } from '@zc/shared/contracts';
 import { transaction } from '@zc/shared/db';
-import type { EventContract, PayloadOf } from '@zc/shared/bus';
+import { detachedFromDeadline, type EventContract, type PayloadOf } from '@zc/shared/bus';
 import { injectTraceHeaders } from '@zc/shared/telemetry';
 import type { MessagesDeps } from '../deps.js';
 import { flagNames } from '../lib/flags.js';
@@ -203,7 +203,8 @@ export class SendWriter {
       const queue = this.queues.get(realmId) ?? [];
       queue.push({ send, resolve, reject });
       this.queues.set(realmId, queue);
-      if (!this.draining.has(realmId)) void this.drain(realmId);
+      // The drain serves every caller queued behind this one: it must not stop at this caller's deadline.
+      if (!this.draining.has(realmId)) void detachedFromDeadline(() => this.drain(realmId));
     });
   }
 

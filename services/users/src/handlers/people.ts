@@ -4,6 +4,7 @@ import { users } from '@zc/shared/contracts';
 import type { UsersDeps } from '../deps.js';
 import { checkRemoveBotStorage, checkUpdateBotStorage, getBotStorage } from '../actions/bot-storage.js';
 import { checkReactivateUser, checkUpdateUser } from '../actions/people-admin.js';
+import { checkUpdateUserStatus } from '../actions/user-status.js';
 import { checkRemoveOwnProfileData, checkUpdateOwnProfileData } from '../actions/profile-data.js';
 import {
   checkCreateProfileField,
@@ -51,6 +52,10 @@ export function registerPeopleHandlers(bus: Bus, deps: UsersDeps): void {
   });
   bus.serve(users.removeBotStorage, async (r) => {
     await checkRemoveBotStorage(deps, r.actor, r.keys);
+    return {};
+  });
+  bus.serve(users.updateStatus, async ({ actor, ...r }) => {
+    await checkUpdateUserStatus(deps, actor, r);
     return {};
   });
 }

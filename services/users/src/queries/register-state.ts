@@ -15,6 +15,8 @@ import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
 import { profileFieldStore } from '../store/profile-field-store.js';
+import { formatUserStatus } from '../lib/user-status.js';
+import { userStatusStore } from '../store/user-status-store.js';
 
 /** Reads the users service's part of /register in one snapshot (see RegisterStateReply). */
 export async function getRegisterState(
@@ -94,6 +96,10 @@ async function readState(
     // Zulip's get_owned_bot_dicts: administrators see every bot of the realm, others their own.
     const bots = await userStore.listBots(q, realm.id, (me?.role ?? actor.role) <= Role.ADMINISTRATOR ? null : actor.user_id);
     out.realm_bots = bots.map((b) => toApiBot(b, realm, realmHostOf(deps, realm), deps.vault.decrypt(b.api_key_enc)));
+  }
+  if (want('user_status')) {
+    const statuses = (await userStatusStore.listForRealm(q, realm.id)).map((row) => [String(row.user_id), formatUserStatus(row)] as const);
+    out.user_status = Object.fromEntries(statuses.filter(([, v]) => Object.keys(v).length > 0));
   }
   if (want('user_settings')) out.user_settings = userSettingsState(userSettings);
   if (want('realm_linkifiers') || want('realm_filters')) {

@@ -1,0 +1,50 @@
+/**
+ * A request's deadline bounds the database work done for it: a transaction opened while
+ * handling a request cannot run past the moment its caller stops waiting.
+ */
+import t from 'tap';
+import { Type } from '@sinclair/typebox';
+import { Bus, rpc } from '../src/bus/index.js';
+import { createPool, transaction } from '../src/db/index.js';
+import { asOutage } from '../src/errors/index.js';
+import { createLogger } from '../src/logging/index.js';
+import { testEnv } from '../src/testing/index.js';
+
+const slow = rpc('deadlinetest.v1.slow', { request: Type.Object({ seconds: Type.Number() }), reply: Type.Object({}) });
+
+t.test('a transaction stops at its request\'s deadline', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'deadline-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 2 });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'deadline-test', log });
+  t.teardown(async () => {
+    await bus.close();
+    await pool.end();
+  });
+  const outcome: Array<{ ms: number; err: unknown }> = [];
+  bus.serve(slow, async (r) => {
+    const started = Date.now();
+    try {
+      await transaction(pool, (tx) => tx.query('SELECT pg_sleep($1)', [r.seconds]));
+      outcome.push({ ms: Date.now() - started, err: undefined });
+    } catch (err) {
+      outcome.push({ ms: Date.now() - started, err });
+      throw err;
+    }
+    return {};
+  });
+  await bus.nc.flush();
+
+  await t.rejects(bus.request(slow, { seconds: 5 }, { timeoutMs: 800 }), { code: 'SERVICE_UNAVAILABLE' }, 'the caller times out');
+  for (let i = 0; i < 100 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  const [o] = outcome;
+  t.ok(o && o.ms < 2000, `the statement was cancelled at the deadline (${o?.ms} ms), not after 5 s`);
+  t.equal((o?.err as { code?: string })?.code, '57014', 'cancelled by statement_timeout');
+  t.equal(asOutage(o?.err)?.httpStatus, 503);
+
+  outcome.length = 0;
+  await bus.request(slow, { seconds: 0.1 }, { timeoutMs: 3000 });
+  t.equal(outcome[0]?.err, undefined, 'work within the deadline completes');
+  const { rows } = await pool.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s");
+  t.equal(rows[0]?.s, '0', 'the limit was local to the transaction');
+});
