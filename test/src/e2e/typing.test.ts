@@ -102,6 +102,15 @@ t.test('typing notifications', async (t) => {
     t.match(await oq.collect(1, 5000), [{ op: 'stop', stream_id: verona, topic: 'balcony' }]);
   });
 
+  t.test('typing settings turned off refuse the notification, as Zulip does', async (t) => {
+    const d = sys.client(desdemona);
+    t.equal((await d.patch('/settings', { send_private_typing_notifications: false, send_stream_typing_notifications: false })).status, 200);
+    const dm = await d.post('/typing', { op: 'start', to: [othello.user_id] });
+    t.match(dm.body, { code: 'BAD_REQUEST', msg: 'User has disabled typing notifications for direct messages' });
+    const st = await d.post('/typing', { type: 'stream', op: 'start', stream_id: verona, topic: 'x' });
+    t.match(st.body, { code: 'BAD_REQUEST', msg: 'User has disabled typing notifications for channel messages' });
+  });
+
   t.test('the server stops a start that is neither renewed nor stopped', async (t) => {
     const oq = (await QueuePoller.register(sys.client(othello), caps)).poller;
     await typing({ op: 'start', to: [othello.user_id] });

@@ -196,6 +196,24 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     },
   });
 
+  const createThenMarkRead = fc.record({ inviteOnly: fc.boolean(), topicOnly: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `create a ${o.inviteOnly ? 'private' : 'public'} stream with a colleague, post, the colleague marks the ${o.topicOnly ? 'topic' : 'stream'} as read`,
+      async run(s) {
+        const name = `Read ${s.unique}`;
+        const me = member(s);
+        const them = other(s);
+        await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], invite_only: o.inviteOnly, principals: [me.user_id, them.user_id] });
+        const sent = await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 'unread', content: 'read me' });
+        const id = await streamId(s, them, name);
+        if (o.topicOnly) await s.call(them, 'POST', '/mark_topic_as_read', { stream_id: id, topic_name: 'unread' });
+        else await s.call(them, 'POST', '/mark_stream_as_read', { stream_id: id });
+        const flags = (await messageAs(s, them, sent.body.id as number)).flags as string[];
+        s.check(flags.includes('read'), `the colleague's copy is read: ${JSON.stringify(flags)}`);
+      },
+    }),
+  );
+
   const registerThenChange = fc.constantFrom('message', 'subscription', 'alert_words', 'realm_linkifiers').map(
     (kind): Scenario => ({
       name: `register, then at once a ${kind} change, delivered to the new queue`,
@@ -217,5 +235,5 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  return fc.oneof(createThenSend, subscribeThenMention, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, registerThenChange);
+  return fc.oneof(createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, registerThenChange);
 }

@@ -10,6 +10,7 @@ import { addToOutbox } from '@zc/shared/outbox';
 import type { MessagesDeps } from '../deps.js';
 import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_FLAGS, isApiFlag, type FlagName } from '../lib/flags.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { streamAccessFor } from './read-model.js';
 import { messageStore } from '../store/message-store.js';
 import { readModelStore, type StreamRow } from '../store/read-model-store.js';
 
@@ -98,17 +99,21 @@ export async function doMarkAllAsRead(deps: MessagesDeps, actor: Actor): Promise
   }
 }
 
-/** access_stream_by_id for marking: the stream must exist and be readable by the user. */
-async function accessStreamById(q: Queryable, actor: Actor, streamId: number): Promise<StreamRow> {
-  const stream = await readModelStore.streamById(q, actor.realm_id, streamId);
-  if (!stream) throw badRequest('Invalid channel ID');
-  if ((stream.invite_only || isGuest(actor)) && !(await readModelStore.isSubscribed(q, stream.id, actor.user_id))) throw badRequest('Invalid channel ID');
+/**
+ * access_stream_by_id for marking: the stream must exist and be readable by the user. The
+ * owner is asked when the read model does not know the stream or the subscription (a stream
+ * created a moment ago, issue 16).
+ */
+async function accessStreamById(deps: MessagesDeps, actor: Actor, streamId: number): Promise<StreamRow> {
+  const { stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, { stream_id: streamId });
+  if (!stream || stream.is_archived) throw badRequest('Invalid channel ID');
+  if ((stream.invite_only || isGuest(actor)) && !subscribed) throw badRequest('Invalid channel ID');
   return stream;
 }
 
 /** POST /mark_stream_as_read. */
 export async function doMarkStreamAsRead(deps: MessagesDeps, actor: Actor, streamId: number): Promise<void> {
-  const stream = await accessStreamById(deps.pool, actor, streamId);
+  const stream = await accessStreamById(deps, actor, streamId);
   await transaction(deps.pool, async (tx) => {
     const ids = await messageStore.markUnreadAsRead(tx, actor.user_id, { limit: 1_000_000, recipientId: stream.recipient_id });
     await notifyFlagChange(tx, actor, 'add', 'read', ids);
@@ -117,7 +122,7 @@ export async function doMarkStreamAsRead(deps: MessagesDeps, actor: Actor, strea
 
 /** POST /mark_topic_as_read; a topic the user has no messages in is an error, as in Zulip. */
 export async function doMarkTopicAsRead(deps: MessagesDeps, actor: Actor, streamId: number, topic: string): Promise<void> {
-  const stream = await accessStreamById(deps.pool, actor, streamId);
+  const stream = await accessStreamById(deps, actor, streamId);
   if (!(await messageStore.hasRowsInTopic(deps.pool, actor.user_id, stream.recipient_id, topic))) throw badRequest(`No such topic '${topic}'`);
   await transaction(deps.pool, async (tx) => {
     const ids = await messageStore.markUnreadAsRead(tx, actor.user_id, { limit: 1_000_000, recipientId: stream.recipient_id, topic });

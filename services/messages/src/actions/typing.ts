@@ -27,14 +27,11 @@ export interface TypingRequest {
 
 const invalidChannelId = () => badRequest('Invalid channel ID');
 
-/**
- * The sender's typing settings. TODO(issue-8): read them through the settings interface of the
- * users service once it exists; /register's user_settings is what answers them today.
- */
+/** The sender's typing settings, from the users service (which owns them). */
 async function typingSettingsOf(deps: MessagesDeps, actor: Actor): Promise<{ private: boolean; stream: boolean }> {
-  const { state } = await deps.bus.request(users.registerState, { actor, fetch: ['user_settings'], options: {} });
-  const s = (state.user_settings ?? {}) as Record<string, unknown>;
-  return { private: s.send_private_typing_notifications !== false, stream: s.send_stream_typing_notifications !== false };
+  const { users: found } = await deps.bus.request(users.userSettings, { realm_id: actor.realm_id, user_ids: [actor.user_id] });
+  const s = found[0]?.settings;
+  return { private: s?.send_private_typing_notifications !== false, stream: s?.send_stream_typing_notifications !== false };
 }
 
 const typingUser = (u: Pick<UserRow, 'id' | 'email'>) => ({ user_id: u.id, email: u.email });
