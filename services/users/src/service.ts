@@ -2,8 +2,10 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { makeDeps } from './deps.js';
+import { registerUserGroupHandlers } from './handlers/user-groups.js';
 import { registerPeopleHandlers } from './handlers/people.js';
 import { registerUserHandlers } from './handlers/users.js';
+import { userGroupStore } from './store/user-group-store.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -13,7 +15,10 @@ export const usersService: ServiceDefinition = {
   usesRedis: true,
   async start(ctx) {
     const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis, bus: ctx.bus });
+    // Realms older than user groups get their system groups once (new realms get them when created).
+    await userGroupStore.ensureSystemGroups(ctx.pool, null);
     registerUserHandlers(ctx.bus, deps);
+    registerUserGroupHandlers(ctx.bus, deps);
     registerPeopleHandlers(ctx.bus, deps);
     return undefined;
   },

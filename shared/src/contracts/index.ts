@@ -6,3 +6,4 @@ export * from './subscriptions.js';
 export * from './uploads.js';
 export * from './users.js';
 export * from './version.js';
+export * from './user-groups.js';

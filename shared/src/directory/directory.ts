@@ -6,20 +6,24 @@
  * their way), so a request never fails on a lagging copy.
  */
 import type { Bus } from '../bus/index.js';
+import { userGroupEvents, userGroups, type UserGroupRecord } from '../contracts/user-groups.js';
 import { users, usersEvents, type RealmRecord, type UserRecord } from '../contracts/users.js';
 import { transaction, type Pool, type Queryable } from '../db/index.js';
 import { badRequest } from '../errors/index.js';
-import { isAdminRole, isGuestRole } from '../policy/index.js';
+import { allMembers, isAdminRole, isGuestRole, realmSettings, withSystemGroups, type GroupShape } from '../policy/index.js';
 import { directoryStore, type DirectoryRealm, type DirectoryStore, type DirectoryUser } from './store.js';
 
 /** The users service's events that change the directory. */
-export const DIRECTORY_EVENTS = [usersEvents.realmCreated, usersEvents.realmUpdated, usersEvents.userCreated, usersEvents.userUpdated] as const;
+export const DIRECTORY_EVENTS = [usersEvents.realmCreated, usersEvents.realmUpdated, usersEvents.userCreated, usersEvents.userUpdated, userGroupEvents.changed] as const;
 
 type RealmSubject = typeof usersEvents.realmCreated.subject | typeof usersEvents.realmUpdated.subject;
 type UserSubject = typeof usersEvents.userCreated.subject | typeof usersEvents.userUpdated.subject;
 
 /** One directory event as a consumer receives it: `[subject, payload, ...meta]`. */
-export type DirectoryEvent = readonly [RealmSubject, RealmRecord, ...unknown[]] | readonly [UserSubject, UserRecord, ...unknown[]];
+export type DirectoryEvent =
+  | readonly [RealmSubject, RealmRecord, ...unknown[]]
+  | readonly [UserSubject, UserRecord, ...unknown[]]
+  | readonly [typeof userGroupEvents.changed.subject, UserGroupRecord, ...unknown[]];
 
 const SUBJECTS = new Set<string>(DIRECTORY_EVENTS.map((c) => c.subject));
 
@@ -110,11 +114,15 @@ export class Directory {
   async ensureRealm(realmId: number): Promise<DirectoryRealm> {
     const known = await this.store.findRealm(this.opts.pool, realmId);
     if (known) return known;
-    const snap = await this.opts.bus.request(users.realmSnapshot, { realm_id: realmId });
+    const [snap, { groups }] = await Promise.all([
+      this.opts.bus.request(users.realmSnapshot, { realm_id: realmId }),
+      this.opts.bus.request(userGroups.realmGroups, { realm_id: realmId }),
+    ]);
     if (snap.realm.realm_id !== realmId) throw badRequest('Invalid realm');
     await transaction(this.opts.pool, (tx) =>
       this.write(tx, [realmId], async () => {
         await this.store.upsertUsers(tx, snap.users);
+        await this.store.putGroups(tx, groups);
         await this.store.upsertRealm(tx, snap.realm);
       }),
     );
@@ -189,7 +197,31 @@ export class Directory {
         await this.write(undefined, [u.realm_id], (tx) => this.store.upsertUsers(tx, [u]));
         return;
       }
+      case userGroupEvents.changed.subject: {
+        const g = e[1];
+        // Groups of a realm not loaded yet come with its snapshot.
+        if (!(await this.store.findRealm(this.opts.pool, g.realm_id))) return;
+        await this.write(undefined, [g.realm_id], (tx) => this.store.putGroups(tx, [g]));
+        return;
+      }
     }
+  }
+
+  /** The realm's groups by id, and what their members are computed from (policy/allMembers). */
+  async groupContext(q: Queryable, realmId: number): Promise<{ groupsById: Map<number, GroupShape>; people: { users: Array<{ id: number; role: number; date_joined: Date }>; waitingPeriodDays: number } }> {
+    const realm = await this.ensureRealm(realmId);
+    const [groups, users] = await Promise.all([this.store.realmGroups(q, realmId), this.store.activePeers(q, realmId)]);
+    return {
+      // A copy loaded before groups existed still knows the system groups.
+      groupsById: withSystemGroups(realmId, groups),
+      people: { users, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold },
+    };
+  }
+
+  /** Whether the user belongs to the group, directly or through its subgroups (group-based permissions). */
+  async isGroupMember(q: Queryable, realmId: number, groupId: number, userId: number): Promise<boolean> {
+    const { groupsById, people } = await this.groupContext(q, realmId);
+    return allMembers([groupId], groupsById, people).has(userId);
   }
 
   /** Keeps the copy current: a durable consumer of the directory events (one per service, `durable` names it). */

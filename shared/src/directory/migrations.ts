@@ -43,7 +43,33 @@ CREATE INDEX IF NOT EXISTS user_account_email ON user_account (realm_id, lower(e
 CREATE INDEX IF NOT EXISTS user_account_delivery_email ON user_account (realm_id, lower(delivery_email));
 `;
 
+// User groups as the users service publishes them (userGroupEvents.changed, whole groups).
+// A system group's members are given by roles (policy/directMembers), so it has no rows in
+// user_group_member.
+const GROUPS = `
+CREATE TABLE user_group (
+  id bigint PRIMARY KEY,
+  realm_id bigint NOT NULL,
+  name text NOT NULL,
+  is_system_group boolean NOT NULL
+);
+CREATE INDEX user_group_realm ON user_group (realm_id);
+CREATE TABLE user_group_member (
+  group_id bigint NOT NULL REFERENCES user_group(id) ON DELETE CASCADE,
+  user_id bigint NOT NULL,
+  PRIMARY KEY (group_id, user_id)
+);
+CREATE TABLE user_group_subgroup (
+  group_id bigint NOT NULL REFERENCES user_group(id) ON DELETE CASCADE,
+  subgroup_id bigint NOT NULL,
+  PRIMARY KEY (group_id, subgroup_id)
+);
+`;
+
 export const DIRECTORY_MIGRATIONS: MigrationLibrary = {
   name: 'directory',
-  migrations: [{ version: '0001_realm_user_account', sql: TABLES }],
+  migrations: [
+    { version: '0001_realm_user_account', sql: TABLES },
+    { version: '0002_user_groups', sql: GROUPS },
+  ],
 };

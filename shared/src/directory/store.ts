@@ -3,6 +3,7 @@
  * fixed when the store is made (a service's own constant, checked to be a plain
  * identifier), never taken from input.
  */
+import type { UserGroupRecord } from '../contracts/user-groups.js';
 import type { RealmRecord, UserRecord } from '../contracts/users.js';
 import type { Queryable } from '../db/index.js';
 
@@ -48,7 +49,18 @@ export interface DirectoryStore {
   usersByEmails(q: Queryable, realmId: number, emails: readonly string[], opts?: { deliveryEmails?: boolean }): Promise<DirectoryUser[]>;
   usersByFullNames(q: Queryable, realmId: number, names: readonly string[]): Promise<DirectoryUser[]>;
   /** Active users of the realm who are somebody's peers (no system bots), by id. */
-  activePeers(q: Queryable, realmId: number): Promise<Array<{ id: number; role: number }>>;
+  activePeers(q: Queryable, realmId: number): Promise<Array<{ id: number; role: number; date_joined: Date }>>;
+  /** Stores a group as published (replacing its members and subgroups), or drops a deleted one. */
+  putGroups(q: Queryable, groups: readonly UserGroupRecord[]): Promise<void>;
+  realmGroups(q: Queryable, realmId: number): Promise<DirectoryGroup[]>;
+}
+
+export interface DirectoryGroup {
+  id: number;
+  name: string;
+  is_system_group: boolean;
+  members: number[];
+  direct_subgroup_ids: number[];
 }
 
 export function directoryStore(schema: string): DirectoryStore {
@@ -112,11 +124,38 @@ export function directoryStore(schema: string): DirectoryStore {
       return rows;
     },
     async activePeers(q, realmId) {
-      const { rows } = await q.query<{ id: number; role: number }>(
-        `SELECT id, role FROM ${user} WHERE realm_id = $1 AND is_active AND NOT is_system_bot ORDER BY id`,
+      const { rows } = await q.query<{ id: number; role: number; date_joined: Date }>(
+        `SELECT id, role, date_joined FROM ${user} WHERE realm_id = $1 AND is_active AND NOT is_system_bot ORDER BY id`,
         [realmId],
       );
       return rows;
+    },
+    async putGroups(q, groups) {
+      for (const g of groups) {
+        await q.query(`DELETE FROM ${schema}.user_group WHERE id = $1`, [g.group_id]);
+        if (g.deleted) continue;
+        await q.query(`INSERT INTO ${schema}.user_group (id, realm_id, name, is_system_group) VALUES ($1, $2, $3, $4)`, [
+          g.group_id,
+          g.realm_id,
+          g.name,
+          g.is_system_group,
+        ]);
+        await q.query(`INSERT INTO ${schema}.user_group_member (group_id, user_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`, [g.group_id, g.members]);
+        await q.query(`INSERT INTO ${schema}.user_group_subgroup (group_id, subgroup_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING`, [
+          g.group_id,
+          g.direct_subgroup_ids,
+        ]);
+      }
+    },
+    async realmGroups(q, realmId) {
+      const { rows } = await q.query<DirectoryGroup>(
+        `SELECT g.id, g.name, g.is_system_group,
+           ARRAY(SELECT m.user_id FROM ${schema}.user_group_member m WHERE m.group_id = g.id ORDER BY m.user_id)::int[] AS members,
+           ARRAY(SELECT s.subgroup_id FROM ${schema}.user_group_subgroup s WHERE s.group_id = g.id ORDER BY s.subgroup_id)::bigint[] AS direct_subgroup_ids
+         FROM ${schema}.user_group g WHERE g.realm_id = $1 ORDER BY g.id`,
+        [realmId],
+      );
+      return rows.map((r) => ({ ...r, direct_subgroup_ids: r.direct_subgroup_ids.map(Number) }));
     },
   };
 }

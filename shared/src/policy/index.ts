@@ -159,3 +159,5 @@ export function deleteMessageRefusal(
 export function canAdministerStreams(user: Pick<PolicySubject, 'role'>): boolean {
   return isAdminRole(user.role);
 }
+
+export * from './groups.js';

@@ -6,7 +6,14 @@ import type { Scenario, ScenarioResult } from './scenario.js';
 import { scenarios as userScenarios } from './scenarios-users.js';
 
 /** Scenario modules beside this one that may or may not exist yet; each exports `scenarios`. */
-const OPTIONAL_MODULES = ['./scenarios-messages.js', './scenarios-events.js', './scenarios-reactions-topics.js', './scenarios-register.js', './scenarios-presence.js'];
+const OPTIONAL_MODULES = [
+  './scenarios-messages.js',
+  './scenarios-events.js',
+  './scenarios-reactions-topics.js',
+  './scenarios-register.js',
+  './scenarios-presence.js',
+  './scenarios-user-groups.js',
+];
 
 /** The markdown package's renderer benchmark (markdown/src/bench.ts), outside this package. */
 const MARKDOWN_BENCH = '../../../markdown/dist/bench.js';

@@ -26,7 +26,7 @@ function reader(sys: BenchSystem): BenchAccount {
 }
 
 /** The realm id of the runner's system (the seed writes rows for it). */
-async function realmIdOf(sys: BenchSystem): Promise<number> {
+export async function realmIdOf(sys: BenchSystem): Promise<number> {
   const pool = createPool((sys.infra as { databaseUrl: string }).databaseUrl, { max: 1 });
   try {
     const { rows } = await pool.query<{ realm_id: number }>('SELECT realm_id FROM messages.user_account WHERE id = $1', [reader(sys).user_id]);
@@ -135,13 +135,13 @@ const search = defineScenario<SeedResult>({
   },
 });
 
-interface SendState {
+export interface SendState {
   streamId: number;
   sender: BenchAccount;
 }
 
 /** A stream with `count` subscribers: through POST /users/me/subscriptions, or straight into the read model when that endpoint cannot serve. */
-async function streamWithSubscribers(sys: BenchSystem, count: number): Promise<SendState> {
+export async function streamWithSubscribers(sys: BenchSystem, count: number): Promise<SendState> {
   const sender = reader(sys);
   const members: BenchAccount[] = [sender];
   const stamp = Date.now().toString(36);
@@ -167,33 +167,37 @@ async function streamWithSubscribers(sys: BenchSystem, count: number): Promise<S
   return { streamId: (seed.streams[0] as { stream_id: number }).stream_id, sender };
 }
 
+/**
+ * The send scenarios' measurement: an unrecorded warm-up (the setup's user and subscription
+ * events are still being consumed and the JIT is cold), a fixed 200 msg/s step, then the ramp.
+ */
+export async function measureSends(ctx: BenchContext<SendState>, o: { label: string; what: string; content: (i: number) => string }) {
+  const headers = { ...headersFor(ctx.state.sender), 'content-type': 'application/x-www-form-urlencoded' };
+  const target = (label: string): LoadTarget => ({
+    name: label,
+    request: (i) => ({ method: 'POST', path: '/api/v1/messages', headers, body: `type=stream&to=${ctx.state.streamId}&topic=bench&content=${encodeURIComponent(o.content(i))}` }),
+    check: (_status, body) => (body.includes('"id"') ? undefined : 'no id'),
+  });
+  await ctx.runStep(target('warm-up'), { rate: 200, durationSeconds: 2 });
+  const at200 = await ctx.runStep(target(`${o.label} at 200/s`), { rate: 200, durationSeconds: ctx.options.stepSeconds });
+  const ramp = await ctx.rampUp(target(o.label));
+  return {
+    headlines: [
+      { label: `${o.what} max rate held`, value: ramp.maxRateHeld, unit: 'msg/s', budget: { op: '>=' as const, value: 1000 } },
+      { label: `${o.what} p50 at 200 msg/s`, value: at200.latency.p50, unit: 'ms', budget: { op: '<' as const, value: 10 } },
+      { label: `${o.what} p99 at 200 msg/s`, value: at200.latency.p99, unit: 'ms', budget: { op: '<' as const, value: 50 } },
+    ],
+    steps: [at200, ...ramp.steps],
+    details: { stopped_by: ramp.stoppedBy },
+  };
+}
+
 const send = defineScenario<SendState>({
   name: 'messages-send',
   description: 'POST /messages to a stream of 50 subscribers: max rate held, then latency at 200 msg/s',
   default: true,
   setup: (sys, options) => streamWithSubscribers(sys, Number(options.extra.subscribers ?? 50)),
-  async run(ctx) {
-    const headers = { ...headersFor(ctx.state.sender), 'content-type': 'application/x-www-form-urlencoded' };
-    const target = (label: string): LoadTarget => ({
-      name: label,
-      request: (i) => ({ method: 'POST', path: '/api/v1/messages', headers, body: `type=stream&to=${ctx.state.streamId}&topic=bench&content=message+${i}` }),
-      check: (_status, body) => (body.includes('"id"') ? undefined : 'no id'),
-    });
-    // Unrecorded: the setup's user and subscription events are still being consumed and the
-    // JIT is cold; measuring straight after them charged the first step for both.
-    await ctx.runStep(target('warm-up'), { rate: 200, durationSeconds: 2 });
-    const at200 = await ctx.runStep(target('POST /messages at 200/s'), { rate: 200, durationSeconds: ctx.options.stepSeconds });
-    const ramp = await ctx.rampUp(target('POST /messages'));
-    return {
-      headlines: [
-        { label: 'send max rate held (50 subscribers)', value: ramp.maxRateHeld, unit: 'msg/s', budget: { op: '>=', value: 1000 } },
-        { label: 'send p50 at 200 msg/s', value: at200.latency.p50, unit: 'ms', budget: { op: '<', value: 10 } },
-        { label: 'send p99 at 200 msg/s', value: at200.latency.p99, unit: 'ms', budget: { op: '<', value: 50 } },
-      ],
-      steps: [at200, ...ramp.steps],
-      details: { stopped_by: ramp.stoppedBy },
-    };
-  },
+  run: (ctx) => measureSends(ctx, { label: 'POST /messages', what: 'send (50 subscribers)', content: (i) => `message ${i}` }),
 });
 
 export const scenarios: Scenario[] = [send, historyTopic, firstUnread, search];

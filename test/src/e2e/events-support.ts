@@ -182,6 +182,35 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       }
       return;
     }
+    case 'user_group': {
+      // The web app's user_groups.ts: strict, so an event for a missing group or member fails.
+      const groups = state.realm_user_groups as Json[];
+      const at = (id: unknown) => {
+        const i = byKey(groups, 'id', id);
+        if (i < 0) throw new Error(`user_group ${String(op)}: no group ${String(id)}`);
+        return i;
+      };
+      const group = () => groups[at(e.group_id)] as Json;
+      const addTo = (key: string, ids: number[]) => {
+        const list = group()[key] as number[];
+        for (const id of ids) if (list.includes(id)) throw new Error(`user_group ${String(op)}: ${id} already in ${key}`);
+        group()[key] = [...list, ...ids].sort((a, b) => a - b);
+      };
+      const removeFrom = (key: string, ids: number[]) => {
+        const list = group()[key] as number[];
+        for (const id of ids) if (!list.includes(id)) throw new Error(`user_group ${String(op)}: ${id} not in ${key}`);
+        group()[key] = list.filter((x) => !ids.includes(x));
+      };
+      if (op === 'add') groups.push(e.group as Json);
+      else if (op === 'update') Object.assign(group(), e.data as Json);
+      else if (op === 'remove') groups.splice(at(e.group_id), 1);
+      else if (op === 'add_members') addTo('members', e.user_ids as number[]);
+      else if (op === 'remove_members') removeFrom('members', e.user_ids as number[]);
+      else if (op === 'add_subgroups') addTo('direct_subgroup_ids', e.direct_subgroup_ids as number[]);
+      else if (op === 'remove_subgroups') removeFrom('direct_subgroup_ids', e.direct_subgroup_ids as number[]);
+      else throw new Error(`user_group: unknown op ${String(op)}`);
+      return;
+    }
     case 'realm_bot': {
       const bots = state.realm_bots as Json[];
       const bot = e.bot as Json;

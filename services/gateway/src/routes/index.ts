@@ -38,6 +38,7 @@ import fileDownloadRoutes from './user-uploads/index.js';
 import myPresenceRoutes from './api/v1/users/me/presence.js';
 import userPresenceRoutes from './api/v1/users/presence.js';
 import realmPresenceRoutes from './api/v1/realm/presence.js';
+import userGroupsRoutes from './api/v1/user_groups/index.js';
 import typingRoutes from './api/v1/typing.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
@@ -77,5 +78,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(myPresenceRoutes, v1('/users/me/presence'));
   await app.register(userPresenceRoutes, v1('/users'));
   await app.register(realmPresenceRoutes, v1('/realm/presence'));
+  await app.register(userGroupsRoutes, v1('/user_groups'));
   await app.register(typingRoutes, v1('/typing'));
 }

@@ -4,7 +4,7 @@
  * model does not know something yet, then storing the answer.
  */
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
-import { subscriptionsEvents, subscriptionsRpc, usersEvents, type StreamRecord } from '@zc/shared/contracts';
+import { subscriptionsEvents, subscriptionsRpc, userGroupEvents, usersEvents, type StreamRecord } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
 import { transaction } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
@@ -12,7 +12,7 @@ import { readModelStore, type StreamRow } from '../store/read-model-store.js';
 import { renderStore } from '../store/render-store.js';
 
 /** The users service's events this service consumes: its directory copy, linkifiers and alert words. */
-export const USERS_READ_MODEL_EVENTS = Object.values(usersEvents);
+export const USERS_READ_MODEL_EVENTS = [...Object.values(usersEvents), userGroupEvents.changed];
 /** The subscriptions service's events the read models follow (the announcements have their own consumer). */
 export const SUBSCRIPTIONS_READ_MODEL_EVENTS = [
   subscriptionsEvents.streamCreated,
@@ -38,6 +38,10 @@ export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload, 
     case usersEvents.linkifiersChanged.subject:
       await renderStore.setRealmLinkifiers(deps.pool, payload.realm_id, payload.linkifiers);
       deps.render.setLinkifiers(payload.realm_id, payload.linkifiers, meta.msgId);
+      return;
+    case userGroupEvents.changed.subject:
+      await deps.directory.apply([subject, payload]);
+      deps.render.applyGroup(payload);
       return;
     case usersEvents.alertWordsChanged.subject:
       await renderStore.setAlertWords(deps.pool, payload.realm_id, payload.user_id, payload.alert_words);

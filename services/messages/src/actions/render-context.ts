@@ -17,10 +17,12 @@
  * linkifier at all for a while (issue 16).
  */
 import type { Bus } from '@zc/shared/bus';
-import { subscriptionsEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserRecord } from '@zc/shared/contracts';
+import { subscriptionsEvents, userGroupEvents, users, usersEvents, type Linkifier, type StreamRecord, type UserGroupRecord, type UserRecord } from '@zc/shared/contracts';
+import { allMembers, withSystemGroups, type GroupShape } from '@zc/shared/policy';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 import type { RenderContext } from '../lib/render.js';
+import { directoryRows } from '../store/read-model-store.js';
 import { renderStore, type LinkableStream, type MentionableUser } from '../store/render-store.js';
 
 export interface RealmRenderData {
@@ -32,7 +34,17 @@ export interface RealmRenderData {
   linkifiers: Linkifier[];
   /** Users with alert words → their words. */
   alertWords: Map<number, string[]>;
+  /** The realm's user groups (system ones included) by id; mentionable ones by lower-cased name. */
+  groupsById: Map<number, GroupShape>;
+  groupsByName: Map<string, GroupShape>;
+  /** Each mentioned group's members through its subgroups, computed once per change of the realm's data. */
+  groupMembers: Map<string, ReadonlySet<number>>;
   loadedAt: number;
+}
+
+/** Zulip mentions only groups users made (system groups are not mentionable at our feature level). */
+function indexGroupNames(data: RealmRenderData): void {
+  data.groupsByName = new Map([...data.groupsById.values()].filter((g) => !g.is_system_group).map((g) => [g.name.toLowerCase(), g]));
 }
 
 const DEFAULT_TTL_MS = 30_000;
@@ -112,11 +124,12 @@ export class RenderContextCache {
   private async load(realmId: number): Promise<RealmRenderData> {
     const gen = this.generation.get(realmId) ?? 0;
     const { pool } = this.io;
-    const [userRows, streams, storedLinkifiers, alertRows] = await Promise.all([
+    const [userRows, streams, storedLinkifiers, alertRows, groups] = await Promise.all([
       renderStore.realmUsers(pool, realmId),
       renderStore.realmPublicStreams(pool, realmId),
       renderStore.realmLinkifiers(pool, realmId),
       renderStore.realmAlertWords(pool, realmId),
+      directoryRows.realmGroups(pool, realmId),
     ]);
     const linkifiers = storedLinkifiers ?? (await this.fetchLinkifiers(realmId));
     const data: RealmRenderData = {
@@ -125,8 +138,12 @@ export class RenderContextCache {
       streamsByName: new Map(streams.map((s) => [s.name.toLowerCase(), s])),
       linkifiers,
       alertWords: new Map(alertRows.map((r) => [r.user_id, r.words])),
+      groupsById: withSystemGroups(realmId, groups),
+      groupsByName: new Map(),
+      groupMembers: new Map(),
       loadedAt: Date.now(),
     };
+    indexGroupNames(data);
     for (const u of userRows) addByName(data.usersByName, u);
     if ((this.generation.get(realmId) ?? 0) === gen) {
       // The tables may trail what core NATS already told us: entries patched by an event keep
@@ -154,7 +171,17 @@ export class RenderContextCache {
 
   private changed(realmId: number): RealmRenderData | undefined {
     this.generation.set(realmId, (this.generation.get(realmId) ?? 0) + 1);
-    return this.realms.get(realmId);
+    const data = this.realms.get(realmId);
+    data?.groupMembers.clear();
+    return data;
+  }
+
+  applyGroup(g: UserGroupRecord): void {
+    const data = this.changed(g.realm_id);
+    if (!data) return;
+    if (g.deleted) data.groupsById.delete(g.group_id);
+    else data.groupsById.set(g.group_id, { id: g.group_id, name: g.name, is_system_group: g.is_system_group, members: g.members, direct_subgroup_ids: g.direct_subgroup_ids });
+    indexGroupNames(data);
   }
 
   /**
@@ -180,7 +207,7 @@ export class RenderContextCache {
       const key = previous.full_name.toLowerCase();
       data.usersByName.set(key, (data.usersByName.get(key) ?? []).filter((x) => x.id !== u.user_id));
     }
-    const user = { id: u.user_id, full_name: u.full_name, is_active: u.is_active };
+    const user = { id: u.user_id, full_name: u.full_name, is_active: u.is_active, role: u.role, date_joined: new Date(u.date_joined), is_system_bot: u.is_system_bot === true };
     data.usersById.set(u.user_id, user);
     addByName(data.usersByName, user);
   }
@@ -225,6 +252,9 @@ export class RenderContextCache {
         case subscriptionsEvents.streamUpdated.subject:
           this.applyStream(payload, msgId);
           return;
+        case userGroupEvents.changed.subject:
+          this.applyGroup(payload);
+          return;
       }
     });
   }
@@ -238,6 +268,7 @@ const RENDER_EVENTS = [
   usersEvents.alertWordsChanged,
   subscriptionsEvents.streamCreated,
   subscriptionsEvents.streamUpdated,
+  userGroupEvents.changed,
 ] as const;
 
 /** The RenderContext lookups over one realm's data. */
@@ -255,11 +286,28 @@ export function renderContextOf(
       byId: (id) => data.usersById.get(id),
     },
     streams: { byName: (name) => data.streamsByName.get(name.toLowerCase()) },
+    userGroups: { byName: (name) => data.groupsByName.get(name.toLowerCase()) },
     translateEmoticons: opts.translateEmoticons,
     alertWords: opts.alertWords,
     inlineImagePreview: realm.settings.inline_image_preview !== false,
     ...(typeof defaultLanguage === 'string' && defaultLanguage !== '' ? { defaultCodeBlockLanguage: defaultLanguage } : {}),
   };
+}
+
+/**
+ * Everyone in the mentioned groups, through subgroups at any depth (mention flags). Kept per
+ * set of groups until the realm's data changes, so a busy group costs its expansion once.
+ */
+export function mentionedGroupMembers(data: RealmRenderData, groupIds: readonly number[], waitingPeriodDays: number): ReadonlySet<number> {
+  if (groupIds.length === 0) return new Set();
+  const key = `${waitingPeriodDays}:${groupIds.join(',')}`;
+  let members = data.groupMembers.get(key);
+  if (!members) {
+    const users = [...data.usersById.values()].filter((u) => !u.is_system_bot);
+    members = allMembers(groupIds, data.groupsById, { users, waitingPeriodDays });
+    data.groupMembers.set(key, members);
+  }
+  return members;
 }
 
 /** The alert words of these users together (the renderer reports which occur). */

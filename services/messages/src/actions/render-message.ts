@@ -3,12 +3,13 @@
  * topic's links, and each recipient's content flags (lib/mention-flags.ts). Shared by sending
  * and editing, so an edit recomputes flags exactly as a send computes them.
  */
+import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
 import { renderContent, topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import type { RealmRow } from '../store/read-model-store.js';
-import { alertWordsOfUsers, renderContextOf } from './render-context.js';
+import { alertWordsOfUsers, mentionedGroupMembers, renderContextOf } from './render-context.js';
 
 export interface MessageToRender {
   content: string;
@@ -42,7 +43,8 @@ export async function renderMessage(deps: MessagesDeps, realm: RealmRow, m: Mess
     rendered.mentions_topic_wildcard && m.streamId !== null
       ? [m.senderId, ...(await messageStore.topicParticipants(deps.pool, m.recipientId, m.topic))]
       : [];
-  const facts = contentFacts(rendered, { topicParticipants, alertWordsOf: (id) => data.alertWords.get(id) });
+  const groupMemberIds = mentionedGroupMembers(data, rendered.mentioned_group_ids, realmSettings(realm.settings).waiting_period_threshold);
+  const facts = contentFacts(rendered, { topicParticipants, alertWordsOf: (id) => data.alertWords.get(id), groupMemberIds });
   return {
     rendered,
     topicLinks: m.streamId === null ? [] : topicLinksOf(m.topic, data.linkifiers),

@@ -10,6 +10,10 @@ export interface MentionableUser {
   id: number;
   full_name: string;
   is_active: boolean;
+  /** What system groups' members follow from (policy/directMembers). */
+  role: number;
+  date_joined: Date;
+  is_system_bot: boolean;
 }
 
 export interface LinkableStream {
@@ -19,7 +23,7 @@ export interface LinkableStream {
 
 export const renderStore = {
   async realmUsers(q: Queryable, realmId: number): Promise<MentionableUser[]> {
-    const { rows } = await q.query<MentionableUser>('SELECT id, full_name, is_active FROM messages.user_account WHERE realm_id = $1', [realmId]);
+    const { rows } = await q.query<MentionableUser>('SELECT id, full_name, is_active, role, date_joined, is_system_bot FROM messages.user_account WHERE realm_id = $1', [realmId]);
     return rows;
   },
 

@@ -15,13 +15,12 @@ import { isHexColor, pickColors } from '../lib/colors.js';
 import { pushTo } from '../lib/group-by.js';
 import { insufficientPermission, ownerRequired, unableToAccessStream, webPublicNotEnabled } from '../lib/errors.js';
 import type { DirectoryUser } from '@zc/shared/directory';
-import { hasPolicyPermission, type PolicySubject } from '@zc/shared/policy';
+import { hasPolicyPermission, systemGroupId, type PolicySubject } from '@zc/shared/policy';
 import { canAccessStream, canCreateStream, canSeeStream, canSubscribeOthers } from '../lib/policy.js';
 import { renderDescription } from '../lib/render-description.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { checkStreamName, historyPublicToSubscribers, normaliseDescription, normaliseStreamName, parseMessageRetentionDays, streamPostPolicy } from '../lib/stream-rules.js';
 import { isoDay, toApiStream, toApiSubscription, toStreamRecord } from '../lib/stream-view.js';
-import { administratorsGroupId } from '../lib/system-groups.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type NewStream, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type NewSubscription, type Pair, type SubscriptionRow } from '../store/subscription-store.js';
@@ -139,7 +138,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
         rendered_description: rendered[i] as string,
         ...settings,
         creator_id: actor.user_id,
-        can_remove_subscribers_group_id: administratorsGroupId(realm.id),
+        can_remove_subscribers_group_id: systemGroupId(realm.id, 'role:administrators'),
         email_token: newEmailToken(),
       };
       try {

@@ -1,8 +1,8 @@
 /**
  * DELETE /users/me/subscriptions: unsubscribes the caller, or the principals, from streams
- * named in the request. Removing someone else needs Zulip's permission: administrators
- * (the stream's can_remove_subscribers_group is the administrators group), or the owner of
- * the bots being removed, in both cases with access to the stream.
+ * named in the request. Removing someone else needs Zulip's permission: membership of the
+ * stream's can_remove_subscribers_group (role:administrators unless changed), or owning the
+ * bots being removed, in both cases with access to the stream.
  */
 import { subscriptionsEvents, type Actor } from '@zc/shared/contracts';
 import { transaction, type Queryable } from '@zc/shared/db';
@@ -12,7 +12,7 @@ import { pushTo } from '../lib/group-by.js';
 import { peerEvent, subscriptionRemoveEvent } from '../lib/client-events.js';
 import { insufficientPermission, streamDoesNotExist } from '../lib/errors.js';
 import type { DirectoryUser } from '@zc/shared/directory';
-import { isAdminRole } from '@zc/shared/policy';
+import { allMembers } from '@zc/shared/policy';
 import { canSeeStream } from '../lib/policy.js';
 import { normaliseStreamName } from '../lib/stream-rules.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
@@ -32,13 +32,16 @@ async function targets(deps: SubscriptionsDeps, actor: Actor, principals: Readon
 }
 
 /**
- * Whether the actor may remove `others` from `stream`: they must see the stream, and be an
- * administrator (members of its can_remove_subscribers_group) or own every bot removed.
+ * Whether the actor may remove `others` from `stream`: they must see the stream, and be in
+ * its can_remove_subscribers_group (directly or through subgroups) or own every bot removed.
  */
-function mayRemoveOthers(actor: Actor, stream: StreamRow, actorSubscribed: boolean, others: readonly DirectoryUser[]): boolean {
+function mayRemoveOthers(actor: Actor, stream: StreamRow, actorSubscribed: boolean, others: readonly DirectoryUser[], groups: GroupContext): boolean {
   if (!canSeeStream(actor.role, stream, actorSubscribed)) return false;
-  return isAdminRole(actor.role) || others.every((u) => u.is_bot && u.bot_owner_id === actor.user_id);
+  if (others.every((u) => u.is_bot && u.bot_owner_id === actor.user_id)) return true;
+  return allMembers([stream.can_remove_subscribers_group_id], groups.groupsById, groups.people).has(actor.user_id);
 }
+
+type GroupContext = Awaited<ReturnType<SubscriptionsDeps['directory']['groupContext']>>;
 
 export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: UnsubscribeInput): Promise<{ removed: string[]; not_removed: string[] }> {
   const { actor } = r;
@@ -56,7 +59,8 @@ export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: Unsub
     const mine = new Set(
       (await subscriptionStore.listRows(deps.pool, [actor.user_id], streams.map((s) => s.id))).filter((s) => s.active).map((s) => s.stream_id),
     );
-    for (const s of streams) if (!mayRemoveOthers(actor, s, mine.has(s.id), others)) throw insufficientPermission();
+    const groups = await deps.directory.groupContext(deps.pool, actor.realm_id);
+    for (const s of streams) if (!mayRemoveOthers(actor, s, mine.has(s.id), others, groups)) throw insufficientPermission();
   }
 
   return transaction(deps.pool, async (tx) => {

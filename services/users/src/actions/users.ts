@@ -7,6 +7,7 @@ import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
 import { toRealmRecord } from '../lib/realm-view.js';
 import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
+import { userGroupStore } from '../store/user-group-store.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type ProfileValueRow, type UserRow } from '../store/user-store.js';
 
@@ -139,6 +140,7 @@ export async function doCreateRealm(
   return transaction(deps.pool, async (tx) => {
     if (await realmStore.findBySubdomain(tx, subdomain)) throw badRequest(`Subdomain '${subdomain}' is already in use`);
     const realm = await realmStore.insert(tx, { subdomain, name: r.name.trim() });
+    await userGroupStore.ensureSystemGroups(tx, realm.id);
     await addToOutbox(tx, 'users', usersEvents.realmCreated, toRealmRecord(realm, realmUrlOf(deps, realm)));
     const { user, apiKey } = await insertAccount(deps, tx, realm, owner);
     await announceUser(deps, tx, realm, user);

@@ -9,6 +9,7 @@ import { userStore } from '../store/user-store.js';
 import { badRequest } from '@zc/shared/errors';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
+import { listUserGroups } from './user-groups.js';
 import { getRealmPresence } from './presence.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
@@ -107,6 +108,7 @@ async function readState(
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
+  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id);
   // Clients from before FL 89 read the settings at the top level (Zulip sends them only to those).
   if (!view.userSettingsObject) {
     Object.assign(out, legacySettingsState(userSettings, { display: want('update_display_settings'), notifications: want('update_global_notifications') }));

@@ -8,9 +8,11 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Draft } from '../drafts.js';
 import { Attachment } from '../uploads.js';
 import { CORE_EVENT_SCHEMAS } from './core.js';
+import { USER_GROUP_EVENT_SCHEMAS } from './user-groups.js';
 import { PEOPLE_EVENT_SCHEMAS } from './people.js';
 
 export * from './core.js';
+export * from './user-groups.js';
 
 const base = <T extends string>(type: T) => ({ id: Type.Integer(), type: Type.Literal(type) });
 const strict = { additionalProperties: false } as const;
@@ -103,6 +105,7 @@ export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   ...CORE_EVENT_SCHEMAS,
+  ...USER_GROUP_EVENT_SCHEMAS,
   ...PEOPLE_EVENT_SCHEMAS,
   'drafts/add': DraftsAddEvent,
   'drafts/update': DraftsUpdateEvent,
