@@ -18,6 +18,11 @@ t.test('people administration events applied to register state equal a fresh reg
     const admin = sys.client(iago);
     await verifyAction(t, sys, h, () => admin.patch(`/users/${othello.user_id}`, { full_name: 'Othello the Moor' }), { params, expect: ['realm_user/update'] });
     await verifyAction(t, sys, h, () => admin.patch(`/users/${othello.user_id}`, { role: 300 }), { params, expect: ['realm_user/update'] });
+    // System groups follow roles: a role change moves the user between them.
+    await verifyAction(t, sys, h, () => admin.patch(`/users/${othello.user_id}`, { role: 200 }), {
+      params: { ...base, event_types: ['realm_user', 'user_group', 'realm_user_groups'] },
+      expect: ['realm_user/update', 'user_group/remove_members', 'user_group/add_members'],
+    });
     let phone = 0;
     await verifyAction(t, sys, h, async () => {
       phone = (await admin.post('/realm/profile_fields', { name: 'Phone', field_type: 1 })).body.id as number;

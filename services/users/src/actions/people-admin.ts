@@ -9,6 +9,7 @@ import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/
 import { transaction, type Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
+import { SYSTEM_GROUPS, isDirectSystemGroupMember, realmSettings, systemGroupId } from '@zc/shared/policy';
 import { realmHostOf, type UsersDeps } from '../deps.js';
 import { mustBeAdmin, mustBeOwner, noSuchUser } from '../lib/errors.js';
 import { checkFullName } from '../lib/full-name.js';
@@ -31,6 +32,27 @@ export async function botAdministrators(q: Queryable, realmId: number, bot: Pick
     if (owner?.is_active) ids.add(owner.id);
   }
   return [...ids];
+}
+
+/**
+ * System groups' members follow roles, so a role change moves the user between them; clients
+ * keep `realm_user_groups` in step from these events (Zulip: removed from the old role's
+ * group, then added to the new one's).
+ */
+async function notifySystemGroupMoves(q: Queryable, realm: RealmRow, before: UserRow, after: UserRow): Promise<void> {
+  const waitingDays = realmSettings(realm.settings).waiting_period_threshold;
+  const membership = SYSTEM_GROUPS.map(({ name }) => ({
+    name,
+    was: isDirectSystemGroupMember(name, before, waitingDays),
+    is: isDirectSystemGroupMember(name, after, waitingDays),
+  }));
+  const moves = [
+    ...membership.filter((g) => g.was && !g.is).map((g) => ({ op: 'remove_members', name: g.name })),
+    ...membership.filter((g) => !g.was && g.is).map((g) => ({ op: 'add_members', name: g.name })),
+  ];
+  for (const m of moves) {
+    await notifyEveryone(q, realm.id, { type: 'user_group', op: m.op, group_id: systemGroupId(realm.id, m.name), user_ids: [after.id] });
+  }
 }
 
 async function notifyEveryone(q: Queryable, realmId: number, event: Record<string, unknown>): Promise<void> {
@@ -84,6 +106,7 @@ export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: num
       await userStore.setRole(tx, target.id, role);
       updated = { ...updated, role };
       await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } });
+      await notifySystemGroupMoves(tx, realm, target, updated);
     }
     if (name !== undefined && name !== target.full_name) {
       await userStore.setFullName(tx, target.id, name);
