@@ -3,16 +3,17 @@
  * user's (GET /users/{user_id_or_email}/presence). Bots, deactivated users and users hiding
  * their presence are never listed; a realm with presence disabled lists nobody.
  */
-import { Role, type Actor } from '@zc/shared/contracts';
+import type { Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { realmHostOf, type UsersDeps } from '../deps.js';
 import { inFetchWindow, legacyPresence, modernPresence, singleUserPresence } from '../lib/presence-view.js';
 import { displayEmail } from '../lib/user-view.js';
 import { withVisibility } from '../presence/visibility.js';
+import { findUserByIdOrEmail, requireRealm } from './users.js';
 import { presencePeopleStore } from '../store/presence-people-store.js';
 import type { RealmPresence } from '../store/presence-store.js';
 import { realmStore } from '../store/realm-store.js';
-import { userStore, type UserRow } from '../store/user-store.js';
+import type { UserRow } from '../store/user-store.js';
 
 export interface PresenceFetch {
   slim_presence: boolean;
@@ -58,19 +59,8 @@ const noSuchUser = () => badRequest('No such user');
 
 /** The active user a presence path names: an id, or an email as GET /users/{email} takes it. */
 async function findTarget(deps: UsersDeps, actor: Actor, by: { user_id?: number | undefined; email?: string | undefined }): Promise<UserRow> {
-  const realm = await realmStore.findById(deps.pool, actor.realm_id);
-  if (!realm) throw badRequest('Invalid realm');
-  let user: UserRow | undefined;
-  if (by.user_id !== undefined) {
-    user = await userStore.findById(deps.pool, realm.id, by.user_id);
-  } else if (by.email !== undefined) {
-    const email = by.email.toLowerCase();
-    const fake = /^user(\d+)@/.exec(email);
-    user = fake ? await userStore.findById(deps.pool, realm.id, Number(fake[1])) : await userStore.findByDeliveryEmail(deps.pool, realm.id, email);
-    // A display email, or (for administrators) the real one.
-    const shown = user ? displayEmail(user, realm, realmHostOf(deps, realm)).toLowerCase() : undefined;
-    if (user && shown !== email && actor.role > Role.ADMINISTRATOR) user = undefined;
-  }
+  const realm = await requireRealm(deps, actor.realm_id);
+  const user = await findUserByIdOrEmail(deps, actor, realm, by);
   if (!user || !user.is_active || user.is_system_bot) throw noSuchUser();
   return user;
 }

@@ -1,6 +1,6 @@
 /** Read paths of the users service, shaped for the API and filtered by what the viewer may see. */
 import { badRequest, notFound } from '@zc/shared/errors';
-import { versionFields, type Actor, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
+import { Role, versionFields, type Actor, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { toRealmRecord } from '../lib/realm-view.js';
 import { displayEmail, toApiUser, toUserRecord } from '../lib/user-view.js';
@@ -39,19 +39,28 @@ export async function listUsers(deps: UsersDeps, actor: Actor, v: View): Promise
 }
 
 /** GET /users/{user_id} and GET /users/{email}; emails are display emails (spec §5.6). */
+/**
+ * The user a path names by id or by email: a display email (spec §5.6), which administrators
+ * may replace by the real one.
+ */
+export async function findUserByIdOrEmail(
+  deps: UsersDeps,
+  actor: Actor,
+  realm: RealmRow,
+  by: { user_id?: number | undefined; email?: string | undefined },
+): Promise<UserRow | undefined> {
+  if (by.user_id !== undefined) return userStore.findById(deps.pool, realm.id, by.user_id);
+  if (by.email === undefined) return undefined;
+  const email = by.email.toLowerCase();
+  const fake = /^user(\d+)@/.exec(email);
+  const user = fake ? await userStore.findById(deps.pool, realm.id, Number(fake[1])) : await userStore.findByDeliveryEmail(deps.pool, realm.id, email);
+  const shown = user ? displayEmail(user, realm, realmHostOf(deps, realm)).toLowerCase() : undefined;
+  return user && shown !== email && actor.role > Role.ADMINISTRATOR ? undefined : user;
+}
+
 export async function getUser(deps: UsersDeps, actor: Actor, by: { user_id?: number; email?: string }, v: View): Promise<Record<string, unknown>> {
   const realm = await requireRealm(deps, actor.realm_id);
-  let user: UserRow | undefined;
-  if (by.user_id !== undefined) {
-    user = await userStore.findById(deps.pool, realm.id, by.user_id);
-  } else if (by.email !== undefined) {
-    const email = by.email.toLowerCase();
-    const fake = /^user(\d+)@/.exec(email);
-    user = fake ? await userStore.findById(deps.pool, realm.id, Number(fake[1])) : await userStore.findByDeliveryEmail(deps.pool, realm.id, email);
-    // The path names a display email (spec §5.6); administrators may also use the real one.
-    const shown = user ? displayEmail(user, realm, realmHostOf(deps, realm)).toLowerCase() : undefined;
-    if (user && shown !== email && actor.role > 200) user = undefined;
-  }
+  const user = await findUserByIdOrEmail(deps, actor, realm, by);
   if (!user) throw notFound('No such user');
   const [out] = await present(deps, actor, realm, [user], v);
   return out as Record<string, unknown>;
