@@ -5,6 +5,7 @@ import { makeDeps } from './deps.js';
 import { registerUserGroupHandlers } from './handlers/user-groups.js';
 import { registerPeopleHandlers } from './handlers/people.js';
 import { registerUserHandlers } from './handlers/users.js';
+import { servingCurrentActors } from './handlers/current-actor.js';
 import { userGroupStore } from './store/user-group-store.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -17,9 +18,10 @@ export const usersService: ServiceDefinition = {
     const deps = makeDeps({ pool: ctx.pool, config: ctx.config, log: ctx.log, redis: ctx.redis, bus: ctx.bus });
     // Realms older than user groups get their system groups once (new realms get them when created).
     await userGroupStore.ensureSystemGroups(ctx.pool, null);
-    registerUserHandlers(ctx.bus, deps);
-    registerUserGroupHandlers(ctx.bus, deps);
-    registerPeopleHandlers(ctx.bus, deps);
+    const bus = servingCurrentActors(ctx.bus, ctx.pool);
+    registerUserHandlers(bus, deps);
+    registerUserGroupHandlers(bus, deps);
+    registerPeopleHandlers(bus, deps);
     return undefined;
   },
 };

@@ -14,7 +14,7 @@ import {
   listProfileFields,
 } from '../actions/profile-fields.js';
 
-export function registerPeopleHandlers(bus: Bus, deps: UsersDeps): void {
+export function registerPeopleHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
   bus.serve(users.updateUser, async ({ actor, user_id, ...changes }) => {
     await checkUpdateUser(deps, actor, user_id, changes);
     return {};

@@ -11,7 +11,7 @@ import {
 import type { UsersDeps } from '../deps.js';
 import { getUserGroupMembers, getUserGroupSubgroups, isUserGroupMember, listUserGroups, realmUserGroupRecords } from '../queries/user-groups.js';
 
-export function registerUserGroupHandlers(bus: Bus, deps: UsersDeps): void {
+export function registerUserGroupHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
   bus.serve(userGroups.list, async (r) => ({ user_groups: await listUserGroups(deps.pool, r.actor.realm_id) }));
   bus.serve(userGroups.create, async ({ actor, ...r }) => ({ group_id: await checkCreateUserGroup(deps, actor, r) }));
   bus.serve(userGroups.update, async ({ actor, group_id, ...r }) => {

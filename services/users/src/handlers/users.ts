@@ -24,7 +24,7 @@ import { checkUpdateSettings } from '../actions/user-settings.js';
 import { checkUpdateRealm } from '../actions/realm-settings.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
 
-export function registerUserHandlers(bus: Bus, deps: UsersDeps): void {
+export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
   bus.serve(users.authenticate, async (r) => {
     const { actor, realm } = await authenticate(deps, r);
     return { actor, realm_deactivated: realm.deactivated };

@@ -11,7 +11,7 @@ import { createPool } from '@zc/shared/db';
 import { createLogger } from '@zc/shared/logging';
 import { startService } from '@zc/shared/service';
 import { testEnv } from '@zc/shared/testing';
-import { doCreateRealm } from '../../src/actions/users.js';
+import { doCreateRealm, doCreateUser } from '../../src/actions/users.js';
 import { makeDeps } from '../../src/deps.js';
 import { usersService } from '../../src/service.js';
 
@@ -68,5 +68,25 @@ t.test('users handlers over NATS', async (t) => {
     const reply = await bus.nc.request(bus.subject(users.me.subject), new TextEncoder().encode('{not json'), { timeout: 5000 });
     t.same(JSON.parse(new TextDecoder().decode(reply.data)), { err: { code: 'BAD_REQUEST', msg: 'Malformed internal request', status: 400, data: {} } });
     t.match(await bus.request(users.me, { actor }), { user_id: created.owner.id }, 'still serving');
+  });
+
+  t.test('permissions are decided on the role the users table holds, not the one the request carries', async (t) => {
+    // The gateway's credential cache may still say "administrator" for an owner who was
+    // demoted and promoted again a moment ago.
+    const stale = { ...actor, role: 200 };
+    const { user } = await doCreateUser(makeDeps({ pool, config, log }), created.realm, {
+      email: 'horatio@zulip.test', password: 'pw-horatio-1', full_name: 'Horatio', role: 400, is_bot: false, bot_owner_id: null,
+    });
+    const made = { user_id: user.id };
+    t.same(await bus.request(users.updateUser, { actor: stale, user_id: made.user_id, role: 100 }), {}, 'only an owner makes an owner');
+    // And the other way round: a demoted owner's cached role grants nothing.
+    t.same(await bus.request(users.updateUser, { actor, user_id: made.user_id, role: 400 }), {});
+    const horatio = { ...actor, user_id: made.user_id, email: 'horatio@zulip.test', full_name: 'Horatio', role: 100 };
+    await t.rejects(bus.request(users.updateUser, { actor: horatio, user_id: created.owner.id, role: 200 }), {
+      code: 'UNAUTHORIZED_PRINCIPAL',
+      message: 'Must be an organization administrator',
+    });
+    t.same(await bus.request(users.deactivate, { actor, user_id: made.user_id }), {});
+    await t.rejects(bus.request(users.me, { actor: horatio }), { code: 'USER_DEACTIVATED', httpStatus: 401, message: 'Account is deactivated' });
   });
 });
