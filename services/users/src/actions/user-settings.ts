@@ -95,11 +95,15 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
     }
     // As Zulip: the user's own events first, then what everyone sees of the user.
     if (changed.includes('timezone')) await announceTimezone(deps, tx, realm, me, after.timezone as string);
+    // Zulip deletes the user's drafts when synchronising stops (without drafts events: the
+    // clients keep theirs); the drafts service does it, up to this instant.
+    const draftsClearedAt = changed.includes('enable_drafts_synchronization') && after.enable_drafts_synchronization === false ? await userStore.markDraftsCleared(tx, me.id) : me.drafts_cleared_at;
     await addToOutbox(tx, 'users', usersEvents.userSettingsChanged, {
       realm_id: realm.id,
       user_id: me.id,
       settings: after as UserSettings,
       changed: changed as string[],
+      drafts_cleared_at: draftsClearedAt,
     });
     if (changed.includes('presence_enabled')) presenceEnabled = after.presence_enabled === true;
     return reply;
