@@ -21,10 +21,16 @@ export type StorageSettings =
     };
 
 export interface UploadsSettings {
-  /** Zulip's MAX_FILE_UPLOAD_SIZE (the realm's max_file_upload_size_mib). */
+  /** Zulip's MAX_FILE_UPLOAD_SIZE, from the shared config (ZC_MAX_FILE_UPLOAD_SIZE_MIB), which /register announces too. */
   maxFileUploadSizeMib: number;
-  /** A realm's total upload space; null: unlimited (Zulip's self-hosted default). */
+  /** A realm's total upload space, from the shared config (ZC_REALM_UPLOAD_QUOTA_MIB); null: unlimited. */
   realmQuotaMib: number | null;
+  /** Zulip's MAX_EMOJI_FILE_SIZE_MIB (5). */
+  maxEmojiFileSizeMib: number;
+  /** Images with more pixels than this (every frame counted) are refused before decoding. */
+  imageMaxPixels: number;
+  /** Seconds one image may take to process. */
+  imageTimeoutSeconds: number;
   /** Port and address of the internal HTTP listener the gateway streams files through; port 0 picks one. */
   httpPort: number;
   httpHost: string;
@@ -37,8 +43,8 @@ export interface UploadsSettings {
   storage: StorageSettings;
 }
 
-/** The uploads service's settings from the checked environment (@zc/shared/config's schema). */
-export function loadUploadsSettings(env: NodeJS.ProcessEnv = process.env): UploadsSettings {
+/** The uploads service's settings from the checked environment (@zc/shared/config's schema); the upload size and quota come from the shared config. */
+export function loadUploadsSettings(shared: { maxFileUploadSizeMib: number; realmUploadQuotaMib: number | null }, env: NodeJS.ProcessEnv = process.env): UploadsSettings {
   const e = readEnv(env);
   let storage: StorageSettings;
   if (e.ZC_UPLOADS_BACKEND === 'local') {
@@ -57,8 +63,11 @@ export function loadUploadsSettings(env: NodeJS.ProcessEnv = process.env): Uploa
     };
   }
   return {
-    maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
-    realmQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
+    maxFileUploadSizeMib: shared.maxFileUploadSizeMib,
+    realmQuotaMib: shared.realmUploadQuotaMib,
+    maxEmojiFileSizeMib: e.ZC_MAX_EMOJI_FILE_SIZE_MIB,
+    imageMaxPixels: e.ZC_IMAGE_MAX_PIXELS,
+    imageTimeoutSeconds: e.ZC_IMAGE_TIMEOUT_SECONDS,
     httpPort: e.ZC_UPLOADS_HTTP_PORT,
     httpHost: e.ZC_UPLOADS_HTTP_HOST,
     advertiseUrl: e.ZC_UPLOADS_ADVERTISE_URL,

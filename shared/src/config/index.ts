@@ -29,6 +29,13 @@ export interface SharedConfig {
   logLevel: string;
   instance: string;
   dbPoolSize: number;
+  /**
+   * Largest file a user may upload (Zulip's MAX_FILE_UPLOAD_SIZE): the uploads service
+   * enforces it and /register announces it as `max_file_upload_size_mib`, so they agree.
+   */
+  maxFileUploadSizeMib: number;
+  /** A realm's total upload space (`realm_upload_quota_mib`); null: unlimited (Zulip's self-hosted default). */
+  realmUploadQuotaMib: number | null;
 }
 
 // A fixed development key: fine on a laptop, refused in production (see loadConfig).
@@ -51,6 +58,8 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.Pr
     logLevel: e.LOG_LEVEL,
     instance: e.ZC_INSTANCE ?? `${os.hostname()}-${process.pid}`,
     dbPoolSize: e.ZC_DB_POOL_SIZE,
+    maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
+    realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
     ...overrides,
   };
   // Overrides (tests) are checked like the environment.

@@ -66,6 +66,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_GATEWAY_HOST: str(['gateway'], 'Address the public HTTP API listens on.', '0.0.0.0', { minLength: 1 }),
   ZC_RATE_LIMIT_PER_MINUTE: int(['gateway'], 'Requests per user per minute (Zulip: 200); 0 switches per-user limiting off (load tests).', 0, 200),
   ZC_RATE_LIMIT_PER_IP_PER_MINUTE: int(['gateway'], 'Unauthenticated requests per client address per minute; 0 switches it off.', 0, 100),
+  ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
   ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service.', 0, 30_000, 3_600_000),
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
   // --- events ----------------------------------------------------------------------------
@@ -86,8 +87,11 @@ export const ENV_SCHEMA = Type.Object({
   // --- uploads ---------------------------------------------------------------------------
   ZC_UPLOADS_BACKEND: oneOf(['uploads'], 'Where uploaded files live.', ['local', 's3'] as const, 'local'),
   ZC_UPLOADS_DIR: str(['uploads'], 'Directory of the local backend.', 'var/uploads', { minLength: 1 }),
-  ZC_MAX_FILE_UPLOAD_SIZE_MIB: int(['uploads'], 'Largest upload (Zulip\'s max_file_upload_size_mib).', 0, 25),
-  ZC_REALM_UPLOAD_QUOTA_MIB: int(['uploads'], 'A realm\'s total upload space; unset: unlimited.', 0, undefined),
+  ZC_MAX_FILE_UPLOAD_SIZE_MIB: int(['uploads', 'users'], 'Largest upload (Zulip\'s max_file_upload_size_mib).', 0, 25),
+  ZC_REALM_UPLOAD_QUOTA_MIB: int(['uploads', 'users'], 'A realm\'s total upload space; unset: unlimited.', 0, undefined),
+  ZC_MAX_EMOJI_FILE_SIZE_MIB: int(['uploads'], 'Largest custom emoji image.', 0, 5),
+  ZC_IMAGE_MAX_PIXELS: int(['uploads'], 'Images with more pixels (every frame counted) are refused before decoding.', 1, 25_000_000),
+  ZC_IMAGE_TIMEOUT_SECONDS: int(['uploads'], 'Seconds one image may take to process.', 1, 10),
   ZC_UPLOADS_HTTP_PORT: int(['uploads'], 'Port of the internal file listener the gateway streams through; 0 picks one.', 0, 0, 65535),
   ZC_UPLOADS_HTTP_HOST: str(['uploads'], 'Address of the internal file listener.', '127.0.0.1', { minLength: 1 }),
   ZC_UPLOADS_ADVERTISE_URL: str(['uploads'], 'How gateways reach this replica, e.g. http://10.0.0.7:9300.', undefined, { pattern: URL_PATTERN.http }, { dynamicDefault: 'from ZC_UPLOADS_HTTP_HOST and the bound port' }),
