@@ -210,6 +210,10 @@ export class Bus {
       // ~10 s instead of the default 4 minutes, and the client reconnects.
       pingInterval: 5_000,
       maxPingOut: 2,
+      // Otherwise every request allocates two Error objects up front (their stacks only
+      // decorate a failure's message): in the gateway's profile that was ~5 % of its CPU.
+      // A failed request is still logged with its subject and cause.
+      noAsyncTraces: true,
     });
     return new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000);
   }
