@@ -5,8 +5,12 @@ import auth from './plugins/auth.js';
 import errorEnvelope, { answerClientError, answerFrameworkError } from './plugins/error-envelope.js';
 import inputGuard from './plugins/input-guard.js';
 import zulipParams from './plugins/params.js';
+export { declaredParams } from './plugins/params.js';
 import rateLimit from './plugins/rate-limit.js';
 import { registerRoutes } from './routes/index.js';
+
+/** Every route the gateway serves (`METHOD url`), for tools that walk them all (the fuzz suite). */
+export const declaredRoutes = new Set<string>();
 
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -34,6 +38,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     // Authenticated answers must never be cached by anything between us and the client.
     if (request.routeOptions.config?.auth !== false) reply.header('cache-control', 'private, no-store');
+  });
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') declaredRoutes.add(`${method} ${route.url}`);
   });
   await registerRoutes(app);
   return app;

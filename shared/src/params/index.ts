@@ -14,9 +14,16 @@ export { MAX_PARAM_DEPTH, checkWellFormedText, checkWellFormedValue } from './we
 
 export type RawParams = Record<string, unknown>;
 
+/** What a parameter takes, for tools that generate requests (the fuzz suite). */
+export type ParamShape =
+  | { kind: 'str' | 'int' | 'bool' | 'custom' }
+  | { kind: 'json'; schema: TSchema }
+  | { kind: 'oneOf'; values: readonly string[] };
+
 export interface Param<T> {
   readonly required: boolean;
   readonly defaultValue?: T;
+  readonly shape?: ParamShape;
   /** `raw` is never undefined here. */
   decode(raw: unknown, name: string): T;
 }
@@ -40,18 +47,21 @@ function jsonDecode(raw: unknown, name: string): unknown {
   return v;
 }
 
-function make<T>(decode: (raw: unknown, name: string) => T): ParamBuilder<T> {
-  return new ParamBuilder(decode);
+function make<T>(decode: (raw: unknown, name: string) => T, shape: ParamShape = { kind: 'custom' }): ParamBuilder<T> {
+  return new ParamBuilder(decode, shape);
 }
 
 export class ParamBuilder<T> implements Param<T> {
   readonly required = true;
-  constructor(readonly decode: (raw: unknown, name: string) => T) {}
+  constructor(
+    readonly decode: (raw: unknown, name: string) => T,
+    readonly shape: ParamShape = { kind: 'custom' },
+  ) {}
   /** The parameter may be absent; it then takes `defaultValue`. */
   optional(): Param<T | undefined>;
   optional(defaultValue: T): Param<T>;
   optional(defaultValue?: T): Param<T | undefined> {
-    return { required: false, defaultValue, decode: this.decode };
+    return { required: false, defaultValue, decode: this.decode, shape: this.shape };
   }
 }
 
@@ -67,7 +77,7 @@ export const str = (opts: { maxLength?: number } = {}) =>
       throw invalid(`${name} is too long (limit: ${opts.maxLength} characters)`, name);
     }
     return raw;
-  });
+  }, { kind: 'str' });
 
 /** An integer, bare or JSON; rejects fractions, NaN and values beyond 2^53. */
 export const int = (opts: { min?: number; max?: number } = {}) =>
@@ -77,7 +87,7 @@ export const int = (opts: { min?: number; max?: number } = {}) =>
     if (opts.min !== undefined && v < opts.min) throw invalid(`${name} is too small`, name);
     if (opts.max !== undefined && v > opts.max) throw invalid(`${name} is too large`, name);
     return v;
-  });
+  }, { kind: 'int' });
 
 /** A JSON boolean (`true`/`false`). */
 export const bool = () =>
@@ -85,7 +95,7 @@ export const bool = () =>
     const v = jsonDecode(raw, name);
     if (typeof v !== 'boolean') throw invalid(`${name} is not a boolean`, name);
     return v;
-  });
+  }, { kind: 'bool' });
 
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>();
 function checker<S extends TSchema>(schema: S): TypeCheck<S> {
@@ -121,14 +131,14 @@ export const json = <S extends TSchema>(schema: S, describe?: string) =>
       throw invalid(describe ?? `Invalid ${where}${first ? `: ${first.message}` : ''}`, name);
     }
     return v as Static<S>;
-  });
+  }, { kind: 'json', schema });
 
 /** One of a fixed set of strings. */
 export const oneOf = <const V extends readonly string[]>(values: V) =>
   make<V[number]>((raw, name) => {
     if (typeof raw !== 'string' || !values.includes(raw)) throw invalid(`Invalid ${name}`, name);
     return raw as V[number];
-  });
+  }, { kind: 'oneOf', values });
 
 /** A custom decoder for shapes the helpers above do not cover (e.g. anchor). */
 export const custom = <T>(decode: (raw: unknown, name: string) => T) => make<T>(decode);

@@ -46,8 +46,16 @@ export function rawParams(request: FastifyRequest): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Each route's parameter declarations (`METHOD url` → specs), recorded the first time the
+ * route parses its parameters: the fuzz suite generates requests from them.
+ */
+export const declaredParams = new Map<string, Record<string, Param<unknown>>>();
+
 /** Parses the request's parameters against `specs`; unknown ones are remembered for the reply. */
 export function params<S extends Record<string, Param<unknown>>>(request: FastifyRequest, specs: S): ParamValues<S> {
+  const route = `${request.method} ${request.routeOptions.url}`;
+  if (!declaredParams.has(route)) declaredParams.set(route, specs);
   const { values, ignored } = parseParams(rawParams(request), specs);
   request.ignoredParams = ignored.length ? ignored : null;
   return values;
