@@ -7,6 +7,7 @@ import type { RenderContext, RenderResult } from './context.js';
 import { renderInline } from './inline/index.js';
 import { autolink } from './inline/autolink.js';
 import { compileLinkifier } from './linkifiers.js';
+import { sanitizeUrl } from './urls.js';
 import { expandFencedBlocks } from './preprocess/fenced-blocks.js';
 import { separateHangingLists } from './preprocess/hanging-lists.js';
 import { normalizeSource } from './preprocess/normalize.js';
@@ -93,7 +94,9 @@ export function renderTopicLinks(topic: string, linkifiers: readonly Linkifier[]
     for (let pos = 0; pos < topic.length; ) {
       const m = compiled.find(topic, pos);
       if (!m) break;
-      candidates.push({ text: m.text, url: m.url, start: m.start, end: m.end, precedence });
+      // A template may expand to a javascript:, data: or vbscript: URL (the scheme may come from
+      // the topic itself); such a link is dropped, as content drops it.
+      if (sanitizeUrl(m.url) !== undefined) candidates.push({ text: m.text, url: m.url, start: m.start, end: m.end, precedence });
       pos = m.end > pos ? m.end : pos + 1;
     }
   });

@@ -11,6 +11,7 @@
 import { RE2JS, RE2JSSyntaxException } from 're2js';
 import type { Linkifier } from './context.js';
 import { expandUriTemplate, isValidUriTemplate, uriTemplateVariables } from './uri-template.js';
+import { sanitizeUrl } from './urls.js';
 
 const BEFORE = 'zc_linkifier_before';
 const MATCH = 'zc_linkifier_match';
@@ -143,6 +144,10 @@ export function validateLinkifier(pattern: string, urlTemplate: string): string 
     return `Bad regular expression: ${re2Wording(e)}`;
   }
   if (!isValidUriTemplate(urlTemplate)) return 'Invalid URL template.';
+  // A template whose own text names a scheme links only to http(s), mailto or this server:
+  // expanded with harmless values, it must be a URL content would link.
+  const sample = Object.fromEntries(uriTemplateVariables(urlTemplate).map((v) => [v, '1']));
+  if (sanitizeUrl(expandUriTemplate(urlTemplate, sample)) === undefined) return 'Invalid URL template.';
   const groups = new Set(groupNames(pattern));
   const variables = new Set(uriTemplateVariables(urlTemplate));
   const missingInPattern = [...variables].filter((v) => !groups.has(v)).sort();
