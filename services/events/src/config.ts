@@ -16,7 +16,12 @@ export interface EventsConfig {
   maxEventsPerQueue: number;
   /** How long an owning service may take to answer register_state. */
   registerStateTimeoutMs: number;
-  /** Leader lock lifetime; the leader renews it at a third of this. */
+  /**
+   * Leader lock lifetime. The leader renews it every second (a sixth of the default, so a
+   * stall of five seconds does not cost the lock) and the others try to take it as often, so
+   * a dead or paused leader is replaced within this plus a second; fencing (terms), not the
+   * TTL, keeps a leader that resumes late from writing.
+   */
   leaderLockMs: number;
 }
 
@@ -37,6 +42,6 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsCo
     maxQueuesPerUser: num(env, 'ZC_MAX_QUEUES_PER_USER', 100),
     maxEventsPerQueue: num(env, 'ZC_MAX_EVENTS_PER_QUEUE', 10_000),
     registerStateTimeoutMs: num(env, 'ZC_REGISTER_STATE_TIMEOUT_MS', 10_000),
-    leaderLockMs: num(env, 'ZC_EVENTS_LEADER_LOCK_MS', 10_000),
+    leaderLockMs: num(env, 'ZC_EVENTS_LEADER_LOCK_MS', 6_000),
   };
 }

@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
-import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { createInbox, Empty, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -61,6 +61,13 @@ export interface HandlerContext {
  * nobody waits for any more would otherwise delay recovery by its whole length).
  */
 const DEADLINE_HEADER = 'Zc-Deadline';
+/**
+ * Held requests (`requestHeld`): the caller asks with `Zc-Hold-Ack`, and a replica serving
+ * the contract with a `holder` name answers at once with an empty message naming itself in
+ * `Zc-Held-By`, then later with the reply.
+ */
+const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
+const HELD_BY_HEADER = 'Zc-Held-By';
 const deadlines = new AsyncLocalStorage<number>();
 
 /** The deadline of the request being handled, if any (for work that should stop with it). */
@@ -164,6 +171,30 @@ export interface BusOptions {
   defaultTimeoutMs?: number;
 }
 
+export interface ServeOptions {
+  /**
+   * This replica's name, for requests it may hold for long (a parked poll): a caller using
+   * `requestHeld` learns it at once and can watch that the replica is still alive.
+   */
+  holder?: string;
+}
+
+export interface HeldRequestOptions {
+  /** The whole wait; the replica holding the request answers before it (the deadline travels). */
+  timeoutMs: number;
+  /** A replica that does not say it holds the request within this is taken as unreachable. */
+  ackWithinMs: number;
+  /** Whether `holder`, which took the request at `heldSince`, still looks alive (asked every 250 ms). */
+  holderAlive(holder: string, heldSince: number): boolean;
+  /** Stops waiting (the caller is closing). */
+  signal?: AbortSignal;
+}
+
+/** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
+export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted' };
+
+const HOLDER_CHECK_EVERY_MS = 250;
+
 export interface ConsumeOptions {
   /** Durable consumer name, unique per consuming service and purpose. */
   durable: string;
@@ -229,7 +260,7 @@ export class Bus {
   }
 
   /** Serves `c` in the service's queue group; the handler's AppErrors become error replies. */
-  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>): void {
+  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>, opts: ServeOptions = {}): void {
     const subject = this.subject(c.subject);
     const log = this.log.child({ subject });
     const sub = this.nc.subscribe(subject, {
@@ -239,7 +270,7 @@ export class Bus {
           log.error({ err }, 'subscription failed');
           return;
         }
-        void this.handle(c, msg, handler, log);
+        void this.handle(c, msg, handler, log, opts.holder);
       },
     });
     this.subs.push(sub);
@@ -250,12 +281,18 @@ export class Bus {
     msg: Msg,
     handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>,
     log: Logger,
+    holder: string | undefined,
   ): Promise<void> {
     const deadlineHeader = Number(msg.headers?.get(DEADLINE_HEADER));
     const deadline = Number.isFinite(deadlineHeader) && deadlineHeader > 0 ? deadlineHeader : undefined;
     if (deadline !== undefined && Date.now() >= deadline) {
       log.warn({ late_ms: Date.now() - deadline }, 'request dropped: its caller has stopped waiting');
       return;
+    }
+    if (holder !== undefined && msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
+      const h = natsHeaders();
+      h.set(HELD_BY_HEADER, holder);
+      msg.respond(Empty, { headers: h });
     }
     let body: ReplyBody;
     try {
@@ -323,6 +360,79 @@ export class Bus {
       const body = JSON.parse(dec.decode(await decodeReply(m))) as ReplyBody;
       if ('err' in body) throw fromWireError(body.err);
       return body.ok as ReplyOf<C>;
+    });
+  }
+
+  /**
+   * Calls `c` on a replica that may hold the request for long (a parked poll) and says at once
+   * which replica it is (`ServeOptions.holder`). The caller stops waiting as soon as that
+   * replica looks dead (`holderAlive`), or when none took the request within `ackWithinMs`
+   * (NATS still routes to a paused process until the server notices it), instead of at the end
+   * of the whole wait; it can then ask again, reaching a live replica.
+   * Error replies are rethrown as AppError, no responder as 503.
+   */
+  async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
+    const subject = this.subject(c.subject);
+    return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+      const data = enc.encode(JSON.stringify(req));
+      if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
+      const started = Date.now();
+      return new Promise<HeldOutcome<ReplyOf<C>>>((resolve, reject) => {
+        let done = false;
+        let holder: string | undefined;
+        let heldSince = 0;
+        let sub: Subscription | undefined;
+        const finish = (settle: () => void) => {
+          if (done) return;
+          done = true;
+          clearInterval(watch);
+          o.signal?.removeEventListener('abort', onAbort);
+          try {
+            sub?.unsubscribe();
+          } catch {
+            /* the connection is closed: so is the subscription */
+          }
+          settle();
+        };
+        const watch = setInterval(() => {
+          const now = Date.now();
+          if (now - started >= o.timeoutMs) finish(() => resolve({ gaveUp: 'timeout' }));
+          else if (holder === undefined && now - started >= o.ackWithinMs) finish(() => resolve({ gaveUp: 'unacknowledged' }));
+          else if (holder !== undefined && !o.holderAlive(holder, heldSince)) finish(() => resolve({ gaveUp: 'holder lost' }));
+        }, Math.max(10, Math.min(HOLDER_CHECK_EVERY_MS, o.timeoutMs)));
+        const onAbort = () => finish(() => resolve({ gaveUp: 'aborted' }));
+        if (o.signal?.aborted) return onAbort();
+        o.signal?.addEventListener('abort', onAbort);
+        const onMessage = (err: Error | null, m: Msg) => {
+          if (err || (m.data.length === 0 && m.headers?.code === 503)) {
+            if (err) this.log.warn({ err, subject }, 'request failed');
+            finish(() => reject(serviceUnavailable()));
+            return;
+          }
+          const by = m.headers?.get(HELD_BY_HEADER);
+          if (by) {
+            holder = by;
+            heldSince = Date.now();
+            return;
+          }
+          decodeReply(m).then(
+            (bytes) => {
+              const body = JSON.parse(dec.decode(bytes)) as ReplyBody;
+              finish(() => ('err' in body ? reject(fromWireError(body.err)) : resolve({ reply: body.ok as ReplyOf<C> })));
+            },
+            (e: unknown) => finish(() => reject(e)),
+          );
+        };
+        try {
+          const inbox = createInbox();
+          sub = this.nc.subscribe(inbox, { callback: onMessage });
+          this.nc.publish(subject, data, { reply: inbox, headers: carrierToHeaders({ [DEADLINE_HEADER]: String(started + o.timeoutMs), [HOLD_ACK_HEADER]: '1' }) });
+        } catch (e) {
+          this.log.warn({ err: e, subject }, 'request failed');
+          finish(() => reject(serviceUnavailable()));
+          return;
+        }
+      });
     });
   }
 
