@@ -161,6 +161,28 @@ export class EventTooLarge extends Error {
 
 /** Room left under max_payload for an event's headers (trace context, origin, encoding). */
 const HEADER_ROOM = 4096;
+/** NATS's default max_payload: what the deployments here run with (deploy/, k8s/). */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/**
+ * The largest event (as sent: gzipped when large) the outbox relay can publish with the
+ * default max_payload. Events are checked against it where they are written (`addToOutbox`),
+ * so the change that would make one is refused instead of leaving a row nobody can relay.
+ */
+export const MAX_EVENT_BYTES = DEFAULT_MAX_PAYLOAD - HEADER_ROOM;
+
+/** An event's payload as the relay sends it: gzipped (with a header saying so) when large. */
+async function compressEvent(payload: string): Promise<{ data: Uint8Array; gzipped: boolean }> {
+  const data = enc.encode(payload);
+  if (data.length <= COMPRESS_REPLIES_OVER) return { data, gzipped: false };
+  return { data: await gzip(data), gzipped: true };
+}
+
+/** Bytes `payload` takes on the wire as an event (small ones are measured without compressing). */
+export async function eventWireBytes(payload: string): Promise<number> {
+  const bytes = Buffer.byteLength(payload);
+  if (bytes <= MAX_EVENT_BYTES) return bytes;
+  return (await compressEvent(payload)).data.length;
+}
 
 export interface BusOptions {
   url: string;
@@ -188,10 +210,12 @@ export interface HeldRequestOptions {
   holderAlive(holder: string, heldSince: number): boolean;
   /** Stops waiting (the caller is closing). */
   signal?: AbortSignal;
+  /** Ask this holder (a replica's `ServeOptions.holder`) rather than any replica of the queue group. */
+  to?: string;
 }
 
 /** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
-export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted' };
+export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted'; holder?: string };
 
 const HOLDER_CHECK_EVERY_MS = 250;
 
@@ -279,17 +303,16 @@ export class Bus {
   serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>, opts: ServeOptions = {}): void {
     const subject = this.subject(c.subject);
     const log = this.log.child({ subject });
-    const sub = this.nc.subscribe(subject, {
-      queue: c.service,
-      callback: (err, msg) => {
-        if (err) {
-          log.error({ err }, 'subscription failed');
-          return;
-        }
-        void this.handle(c, msg, handler, log, opts.holder);
-      },
-    });
-    this.subs.push(sub);
+    const callback = (err: Error | null, msg: Msg) => {
+      if (err) {
+        log.error({ err }, 'subscription failed');
+        return;
+      }
+      void this.handle(c, msg, handler, log, opts.holder);
+    };
+    this.subs.push(this.nc.subscribe(subject, { queue: c.service, callback }));
+    // A holder is also reachable by name, so a caller can avoid a replica it knows is silent.
+    if (opts.holder !== undefined) this.subs.push(this.nc.subscribe(`${subject}.${opts.holder}`, { callback }));
   }
 
   private async handle<C extends RpcContract>(
@@ -388,7 +411,7 @@ export class Bus {
    * Error replies are rethrown as AppError, no responder as 503.
    */
   async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
-    const subject = this.subject(c.subject);
+    const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
     return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
       const data = enc.encode(JSON.stringify(req));
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
@@ -414,7 +437,7 @@ export class Bus {
           const now = Date.now();
           if (now - started >= o.timeoutMs) finish(() => resolve({ gaveUp: 'timeout' }));
           else if (holder === undefined && now - started >= o.ackWithinMs) finish(() => resolve({ gaveUp: 'unacknowledged' }));
-          else if (holder !== undefined && !o.holderAlive(holder, heldSince)) finish(() => resolve({ gaveUp: 'holder lost' }));
+          else if (holder !== undefined && !o.holderAlive(holder, heldSince)) finish(() => resolve({ gaveUp: 'holder lost', holder }));
         }, Math.max(10, Math.min(HOLDER_CHECK_EVERY_MS, o.timeoutMs)));
         const onAbort = () => finish(() => resolve({ gaveUp: 'aborted' }));
         if (o.signal?.aborted) return onAbort();
@@ -483,12 +506,9 @@ export class Bus {
   async encodeEvent(payload: string, carrier?: Record<string, string>): Promise<{ data: Uint8Array; headers: MsgHdrs }> {
     const headers = natsHeaders();
     for (const [k, v] of Object.entries(carrier ?? {})) headers.set(k, v);
-    let data = enc.encode(payload);
-    if (data.length > COMPRESS_REPLIES_OVER) {
-      data = await gzip(data);
-      headers.set(ENCODING_HEADER, 'gzip');
-    }
-    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+    const { data, gzipped } = await compressEvent(payload);
+    if (gzipped) headers.set(ENCODING_HEADER, 'gzip');
+    const limit = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM;
     if (data.length > limit) throw new EventTooLarge(data.length, limit);
     return { data, headers };
   }

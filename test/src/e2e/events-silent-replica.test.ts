@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { Bus } from '@zc/shared/bus';
-import { eventsRpc } from '@zc/shared/contracts';
+import { eventsAlive, eventsRpc } from '@zc/shared/contracts';
 import { createLogger } from '@zc/shared/logging';
 import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
@@ -49,32 +49,50 @@ t.test('a poll held by a replica that falls silent is answered by a live one', a
   t.same(contents(await poller.drain()), [], 'and only once');
 });
 
-t.test('a poll NATS routes to a replica that never takes it goes again', async (t) => {
+t.test('a replica that never takes its polls: they go again, and once it is silent, elsewhere at once', async (t) => {
   const sys = await startSystem(t, { replicas: { events: 1 } });
   const { hamlet } = sys.people;
-  // A member of the events queue group that receives requests and never answers (a paused
-  // process the NATS server still routes to).
+  // A member of the events queue group, reachable by name and beating like a replica, that
+  // receives polls and never answers: a process paused a moment ago, which the NATS server
+  // still routes to.
   const hole = await Bus.connect({ url: sys.env.infra.natsUrl, prefix: sys.env.prefix, name: 'silent-events-replica', log: createLogger({ service: 'test', level: 'silent' }) });
-  t.teardown(() => hole.nc.close());
   let swallowed = 0;
-  hole.nc.subscribe(hole.subject(eventsRpc.get.subject), { queue: 'events', callback: () => void swallowed++ });
+  const swallow = () => void swallowed++;
+  const subject = hole.subject(eventsRpc.get.subject);
+  hole.nc.subscribe(subject, { queue: 'events', callback: swallow });
+  hole.nc.subscribe(`${subject}.hole`, { callback: swallow });
+  const beating = setInterval(() => hole.broadcast(eventsAlive, { replica: 'hole' }), 1000);
+  hole.broadcast(eventsAlive, { replica: 'hole' });
+  t.teardown(() => {
+    clearInterval(beating);
+    return hole.nc.close();
+  });
   await hole.nc.flush();
+  await sleep(1500);
 
   const { poller } = await QueuePoller.register(sys.client(hamlet), { event_types: ['drafts'] });
   await sys.client(hamlet).post('/drafts', draft('waiting'));
   // Events wait in the queue: a poll the real replica takes answers at once; one the silent
-  // member got is asked again after 2 s. Each poll re-reads the same event (nothing acknowledged).
+  // member got goes again after a second. Each poll re-reads the same event (none acknowledged).
   const lastEventId = poller.lastEventId;
-  let polls = 0;
-  for (; polls < 40 && swallowed < 2; polls++) {
+  const pollOnce = async (label: string) => {
     const started = Date.now();
     const swallowedBefore = swallowed;
     poller.lastEventId = lastEventId;
     const events = await poller.poll();
     const took = Date.now() - started;
-    t.same(contents(events), ['waiting'], `poll ${polls}: the event`);
-    // Two seconds per poll the silent member swallowed, then the live replica answers.
-    t.ok(took < 2_000 * (swallowed - swallowedBefore) + 1_500, `poll ${polls}: answered in ${took} ms after ${swallowed - swallowedBefore} swallowed`);
-  }
+    t.same(contents(events), ['waiting'], `${label}: the event`);
+    // A second per poll the silent member swallowed, then the live replica answers.
+    t.ok(took < 1_000 * (swallowed - swallowedBefore) + 1_500, `${label}: answered in ${took} ms after ${swallowed - swallowedBefore} swallowed`);
+  };
+  let polls = 0;
+  for (; polls < 40 && swallowed < 2; polls++) await pollOnce(`poll ${polls}`);
   t.ok(swallowed >= 2, `the silent member swallowed ${swallowed} requests over ${polls} polls, each asked again`);
+
+  // It stops beating too (paused for good): within three beats it gets no more polls.
+  clearInterval(beating);
+  await sleep(3000);
+  const before = swallowed;
+  for (let i = 0; i < 10; i++) await pollOnce(`silent ${i}`);
+  t.equal(swallowed, before, 'no poll was sent to it any more');
 });

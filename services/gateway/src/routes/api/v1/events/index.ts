@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { HeldOutcome } from '@zc/shared/bus';
 import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply } from '@zc/shared/contracts';
+import { isAppError } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
 import { EventsReplicas } from '../../../../lib/events-replicas.js';
@@ -14,19 +16,21 @@ import { params } from '../../../../plugins/params.js';
 const pollWindowMs = () => (Number(process.env.ZC_HEARTBEAT_MS) || LONGPOLL_MAX_PARK_MS) + 1_000;
 /**
  * A replica says at once that it holds a poll (it only has to receive it). One that does not
- * within this is paused or cut off while NATS still routes to it, and the poll goes again.
+ * within this is paused or cut off (and NATS may still route to it for many seconds), and the
+ * poll goes again, to another replica.
  */
-const HOLD_ACK_WITHIN_MS = 2_000;
+const HOLD_ACK_WITHIN_MS = 1_000;
 /** Less than this left of the window: answer `events: []` rather than parking again. */
 const MIN_PARK_MS = 1_500;
 
 /**
  * GET /api/v1/events (long-poll) and DELETE /api/v1/events (spec 4.21). A parked poll holds
  * only its HTTP request and one pending bus request here; the events service answers when
- * the queue has events, with a heartbeat, or when a newer poll supplants it. The replica
- * holding the poll names itself and beats every second: when it falls silent (killed, paused,
- * cut off) the poll is asked again and parks on a live replica, so the client gets its events
- * within seconds instead of after the heartbeat. Nothing is lost or doubled by asking again:
+ * the queue has events, with a heartbeat, or when a newer poll supplants it. Polls go to an
+ * events replica heard beating within the last seconds (the queue group when none is known);
+ * the replica holding the poll names itself, and when it falls silent (killed, paused, cut
+ * off) the poll is asked again of another, so the client gets its events within seconds
+ * instead of after the heartbeat. Nothing is lost or doubled by asking again:
  * only the client's last_event_id acknowledges, and the newer poll supplants the older one.
  */
 export default async function eventsRoutes(app: FastifyInstance) {
@@ -52,19 +56,31 @@ export default async function eventsRoutes(app: FastifyInstance) {
     const endNow = () => closing.abort();
     parked.add(endNow);
     try {
+      let avoid: string | undefined;
       for (let attempt = 0; ; attempt++) {
         const left = windowEnd - Date.now();
         // The first attempt always goes, however short the window (tests use short heartbeats).
         if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return success(noEvents);
-        const outcome = await bus.requestHeld(eventsRpc.get, ask, {
-          timeoutMs: Math.max(left, 1),
-          ackWithinMs: HOLD_ACK_WITHIN_MS,
-          holderAlive: (r, since) => replicas.isAlive(r, since),
-          signal: closing.signal,
-        });
+        const to = replicas.pick(avoid);
+        let outcome: HeldOutcome<GetEventsReply>;
+        try {
+          outcome = await bus.requestHeld(eventsRpc.get, ask, {
+            timeoutMs: Math.max(left, 1),
+            ackWithinMs: HOLD_ACK_WITHIN_MS,
+            holderAlive: (r, since) => replicas.isAlive(r, since),
+            signal: closing.signal,
+            ...(to !== undefined ? { to } : {}),
+          });
+        } catch (e) {
+          // No responder under that name: the replica is gone; the queue group decides next.
+          if (to === undefined || !isAppError(e) || e.code !== 'SERVICE_UNAVAILABLE') throw e;
+          replicas.forget(to);
+          continue;
+        }
         if ('reply' in outcome) return success(outcome.reply);
         if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return success(noEvents);
-        log.info({ queue_id: p.queue_id, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
+        avoid = outcome.holder ?? to;
+        log.info({ queue_id: p.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
       }
     } finally {
       parked.delete(endNow);
