@@ -109,6 +109,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
       return;
     }
+    case 'realm_emoji':
+      // The event carries the realm's whole set (Zulip's realm_emoji update).
+      if ('realm_emoji' in state) state.realm_emoji = e.realm_emoji;
+      return;
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
       const drafts = state.drafts as Json[];
@@ -129,6 +133,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     case 'user_settings': {
       const settings = state.user_settings as Json | undefined;
       if (settings) settings[e.property as string] = e.value;
+      // The server holds no drafts while synchronising is off (its drafts were deleted
+      // without drafts events), and /register says so with an empty list.
+      if (e.property === 'enable_drafts_synchronization' && e.value === false && Array.isArray(state.drafts)) state.drafts = [];
       return;
     }
     case 'update_display_settings':
