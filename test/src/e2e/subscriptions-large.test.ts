@@ -26,7 +26,7 @@ t.test('subscribing to 750 streams at once', async (t) => {
     if (created.status !== 200) throw new Error(`creating streams: ${created.status} ${JSON.stringify(created.body)}`);
   }
   const r = await sys.client(iago).post('/users/me/subscriptions', { subscriptions: names.map((name) => ({ name })) });
-  t.equal(r.status, 200, r.status === 200 ? "subscribed in one call" : `refused: ${JSON.stringify(r.body).slice(0, 200)}`);
+  t.equal(r.status, 200, r.status === 200 ? 'subscribed in one call' : `refused: ${JSON.stringify(r.body).slice(0, 200)}`);
   t.equal((r.body.subscribed as Record<string, string[]>)?.[iago.email]?.length, STREAMS);
 
   // A later event of the same service, after the big ones.
