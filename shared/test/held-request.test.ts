@@ -46,7 +46,7 @@ t.test('held requests', async (t) => {
   await t.rejects(client.requestHeld(hold, { ms: 10, fail: true }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: alive }), { code: 'BAD_REQUEST', message: 'refused' }, 'error replies are rethrown');
 
   let started = Date.now();
-  t.same(await client.requestHeld(hold, { ms: 5000 }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: (_h, since) => Date.now() - since < 400 }), { gaveUp: 'holder lost' }, 'a holder that looks dead is given up');
+  t.same(await client.requestHeld(hold, { ms: 5000 }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: (_h, since) => Date.now() - since < 400 }), { gaveUp: 'holder lost', holder: 'replica-a' }, 'a holder that looks dead is given up');
   t.ok(Date.now() - started < 1500, `at once (${Date.now() - started} ms)`);
 
   started = Date.now();
