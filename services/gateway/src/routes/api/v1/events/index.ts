@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { HeldOutcome } from '@zc/shared/bus';
-import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply } from '@zc/shared/contracts';
+import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
@@ -46,11 +46,22 @@ export default async function eventsRoutes(app: FastifyInstance) {
   });
   app.addHook('onClose', async () => stopListening());
 
-  app.get('/', async (request) => {
+  app.get('/', async (request, response) => {
     const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
     const ask = { actor: request.actor, ...p };
-    if (p.dont_block) return success(await bus.request(eventsRpc.get, ask));
-    const noEvents: GetEventsReply = { events: [], queue_id: p.queue_id };
+    const noEvents: GetEventsReply = { events_json: '[]', queue_id: p.queue_id };
+    const reply = p.dont_block ? await bus.request(eventsRpc.get, ask) : await parkedPoll(ask, noEvents);
+    // The events arrive as JSON text and go out as it (see GetEventsReply); only a request
+    // with parameters to report as ignored takes the envelope's object path.
+    if (request.ignoredParams) {
+      return success({ events: JSON.parse(reply.events_json) as unknown[], ...(reply.queue_id !== undefined ? { queue_id: reply.queue_id } : {}) });
+    }
+    const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
+    return response.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":${reply.events_json}${queueId}}`);
+  });
+
+  /** One parked poll: asked of live replicas in turn until answered or the window passes. */
+  async function parkedPoll(ask: GetEventsRequest, noEvents: GetEventsReply): Promise<GetEventsReply> {
     const windowEnd = Date.now() + pollWindow;
     const closing = new AbortController();
     const endNow = () => closing.abort();
@@ -60,7 +71,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
       for (let attempt = 0; ; attempt++) {
         const left = windowEnd - Date.now();
         // The first attempt always goes, however short the window (tests use short heartbeats).
-        if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return success(noEvents);
+        if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return noEvents;
         const to = replicas.pick(avoid);
         let outcome: HeldOutcome<GetEventsReply>;
         try {
@@ -77,15 +88,15 @@ export default async function eventsRoutes(app: FastifyInstance) {
           replicas.forget(to);
           continue;
         }
-        if ('reply' in outcome) return success(outcome.reply);
-        if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return success(noEvents);
+        if ('reply' in outcome) return outcome.reply;
+        if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return noEvents;
         avoid = outcome.holder ?? to;
-        log.info({ queue_id: p.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
+        log.info({ queue_id: ask.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
       }
     } finally {
       parked.delete(endNow);
     }
-  });
+  }
 
   app.delete('/', async (request) => {
     const p = params(request, { queue_id: str() });
