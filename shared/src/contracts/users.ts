@@ -194,10 +194,19 @@ const PresenceFetch = {
 };
 
 export const users = {
-  /** Basic-auth check for the gateway; errors are 401 with Zulip's codes. */
+  /**
+   * Basic-auth check for the gateway; errors are 401 with Zulip's codes. `credential_tokens`
+   * are the user's and realm's credential tokens (shared redis/credentials.ts) read before
+   * the row that was checked, so a gateway caching the actor under them re-checks it after
+   * any later revocation.
+   */
   authenticate: rpc('users.v1.authenticate', {
     request: Type.Object({ realm_subdomain: Type.String(), email: Type.String(), api_key: Type.String() }),
-    reply: Type.Object({ actor: Actor, realm_deactivated: Type.Boolean() }),
+    reply: Type.Object({
+      actor: Actor,
+      realm_deactivated: Type.Boolean(),
+      credential_tokens: Type.Object({ user: Type.Union([Type.String(), Type.Null()]), realm: Type.Union([Type.String(), Type.Null()]) }),
+    }),
   }),
   serverSettings: rpc('users.v1.server_settings', {
     request: Type.Object({ realm_subdomain: Type.String(), client_name: Type.String() }),

@@ -13,11 +13,12 @@ const DAY_MS = 24 * 3600 * 1000;
 
 let lastPrunedDay = '';
 
-export async function recordMessageSent(deps: SubscriptionsDeps, m: MessageSent): Promise<void> {
-  const streamId = m.stream_id;
-  if (streamId === null) return;
-  // A stream this service does not know (another realm's id, or deleted) gets no statistics.
-  await streamStatsStore.recordMessage(deps.pool, m.realm_id, streamId, m.message_id, isoDay(new Date(m.timestamp * 1000)));
+/** Counts the messages of a batch of message.sent events (direct messages have no stream). */
+export async function recordMessagesSent(deps: SubscriptionsDeps, sent: readonly MessageSent[]): Promise<void> {
+  const inStreams = sent.flatMap((m) =>
+    m.stream_id === null ? [] : [{ realmId: m.realm_id, streamId: m.stream_id, messageId: m.message_id, day: isoDay(new Date(m.timestamp * 1000)) }],
+  );
+  await streamStatsStore.recordMessages(deps.pool, inStreams);
   const today = isoDay();
   if (today !== lastPrunedDay) {
     lastPrunedDay = today;

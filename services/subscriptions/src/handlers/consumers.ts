@@ -5,11 +5,12 @@
  */
 import type { Bus } from '@zc/shared/bus';
 import { messagesEvents } from '@zc/shared/contracts';
-import { recordMessageSent } from '../actions/stream-stats.js';
+import { recordMessagesSent } from '../actions/stream-stats.js';
 import type { SubscriptionsDeps } from '../deps.js';
 
 /** Starts the durable consumers; the bus stops them when it closes. */
 export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise<void> {
   await deps.directory.consume('subscriptions-directory');
-  await bus.consume([messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, (_subject, payload) => recordMessageSent(deps, payload));
+  // Batched: one statement per batch of waiting events rather than one per message sent.
+  await bus.consumeBatched([messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, (events) => recordMessagesSent(deps, events.map(([, payload]) => payload)));
 }

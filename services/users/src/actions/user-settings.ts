@@ -15,6 +15,7 @@ import { checkSettingValue, settingChangeEvents, settingsOf, USER_SETTING_NAMES 
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
+import { revokeCredentialsOf } from './credential-revocation.js';
 import { doPresenceEnabledChanged } from './presence.js';
 import { checkFullName } from './users.js';
 
@@ -111,6 +112,8 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
   // Presence keeps its hot state in Redis: once the change is committed, the user is hidden
   // from (or shown in) every presence answer at once.
   if (presenceEnabled !== undefined) await doPresenceEnabledChanged(deps, actor, presenceEnabled);
+  // The gateway's cached actor carries the name: every replica re-reads it before we answer.
+  if (reply.full_name !== undefined) await revokeCredentialsOf(deps, { userIds: [actor.user_id] });
   return reply;
 }
 
