@@ -4,12 +4,11 @@
  * statistics). Durable consumers: a restarted replica resumes where the group left off.
  */
 import type { Bus } from '@zc/shared/bus';
-import { messagesEvents } from '@zc/shared/contracts';
-import { recordMessageSent } from '../actions/stream-stats.js';
+import { STREAM_STATS_EVENTS, applyStreamStatsEvent } from '../actions/stream-stats.js';
 import type { SubscriptionsDeps } from '../deps.js';
 
 /** Starts the durable consumers; the bus stops them when it closes. */
 export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise<void> {
   await deps.directory.consume('subscriptions-directory');
-  await bus.consume([messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, (_subject, payload) => recordMessageSent(deps, payload));
+  await bus.consume(STREAM_STATS_EVENTS, { durable: 'subscriptions-stream-stats' }, (...e) => applyStreamStatsEvent(deps, ...e));
 }

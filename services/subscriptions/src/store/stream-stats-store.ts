@@ -10,22 +10,44 @@ export interface StreamStats {
 export const TRAFFIC_WINDOW_DAYS = 28;
 
 export const streamStatsStore = {
-  /** Counts one message; the first message id only ever decreases, so a replay cannot move it. */
   /**
    * Counts one message of a stream of `realmId`, in one statement (it runs once per message
-   * sent, so round trips matter); a stream this service does not know is left alone.
+   * sent, so round trips matter); a stream this service does not know is left alone. A
+   * message counted before (a redelivered event) is not counted again; the first message id
+   * only ever decreases here, so a replay cannot move it either.
    */
   async recordMessage(q: Queryable, realmId: number, streamId: number, messageId: number, day: string): Promise<void> {
     await q.query(
       `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2),
+       fresh AS (
+         INSERT INTO subscriptions.counted_message (message_id, day) SELECT $3, $4::date FROM known
+         ON CONFLICT (message_id) DO NOTHING RETURNING message_id
+       ),
        first AS (
          INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
          ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
        )
-       INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count) SELECT id, $4, 1 FROM known
+       INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count) SELECT id, $4, 1 FROM known WHERE EXISTS (SELECT 1 FROM fresh)
        ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + 1`,
       [realmId, streamId, messageId, day],
     );
+  },
+  /**
+   * Messages moved between streams: the destination's first message is at most the oldest
+   * moved one; the source's becomes what the messages service found left (null: none).
+   */
+  async recordMove(q: Queryable, realmId: number, m: { from_stream_id: number; to_stream_id: number; moved_first_message_id: number; from_first_message_id: number | null }): Promise<void> {
+    await q.query(
+      `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2)
+       INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
+       ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)`,
+      [realmId, m.to_stream_id, m.moved_first_message_id],
+    );
+    if (m.from_first_message_id === null) {
+      await q.query('DELETE FROM subscriptions.stream_stats WHERE stream_id = $1', [m.from_stream_id]);
+    } else {
+      await q.query('UPDATE subscriptions.stream_stats SET first_message_id = $2 WHERE stream_id = $1', [m.from_stream_id, m.from_first_message_id]);
+    }
   },
   async statsFor(q: Queryable, streamIds: readonly number[], today: string): Promise<Map<number, StreamStats>> {
     const out = new Map<number, StreamStats>(streamIds.map((id) => [id, { first_message_id: null, recent_messages: 0 }]));
@@ -43,5 +65,6 @@ export const streamStatsStore = {
   /** Drops daily counts that fell out of the window. */
   async pruneBefore(q: Queryable, day: string): Promise<void> {
     await q.query('DELETE FROM subscriptions.stream_daily_traffic WHERE day < $1::date', [day]);
+    await q.query('DELETE FROM subscriptions.counted_message WHERE day < $1::date', [day]);
   },
 };
