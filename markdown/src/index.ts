@@ -27,6 +27,7 @@ export type {
 export { urlFormatStringToTemplate, validateLinkifier } from './linkifiers.js';
 export { sanitizeUrl } from './urls.js';
 export { emojiTables, type EmojiTables } from './emoji.js';
+export { mayTranslateEmoticons } from './inline/emoji-patterns.js';
 
 /**
  * Version of the rendering rules, stored with each message as

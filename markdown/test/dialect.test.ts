@@ -1,7 +1,7 @@
 // Parts of the dialect the Zulip fixtures cover only lightly.
 
 import t from 'tap';
-import { render } from '../src/index.js';
+import { mayTranslateEmoticons, render } from '../src/index.js';
 import { fixtureContext } from './fixture-context.js';
 
 const html = (input: string): string => render(input, fixtureContext()).html;
@@ -76,6 +76,15 @@ t.test('emoji by name, emoticons only when asked, Unicode emoji', async (t) => {
     '<p><span aria-label="wink" class="emoji emoji-1f609" role="img" title="wink">:wink:</span></p>',
   );
   t.equal(html('🎉'), '<p><span aria-label="tada" class="emoji emoji-1f389" role="img" title="tada">:tada:</span></p>');
+});
+
+t.test('mayTranslateEmoticons: true wherever the setting could change the HTML', async (t) => {
+  const emoticonCtx = fixtureContext({ translateEmoticons: true });
+  for (const input of [':)', 'Translate this :).', 'a <3 b', '!:)?', '`:)`', 'hello', 'see https://x.example/a', 'a:)', ':)b', ': )', '']) {
+    const differs = render(input, emoticonCtx).html !== html(input);
+    t.equal(mayTranslateEmoticons(input), differs, `${JSON.stringify(input)}: ${differs ? 'needs' : 'does not need'} the setting`);
+  }
+  t.ok(mayTranslateEmoticons('` :) `'), 'code is not parsed: a superset, never a miss');
 });
 
 t.test('realm emoji come before Unicode names', async (t) => {

@@ -55,24 +55,42 @@ export const emoji: InlinePattern = {
 const EMOTICON_BOUNDARY = `,.;?!()[] "'\n\t`;
 let emoticonStarts: string | undefined;
 
+/** The first emoticon standing alone or next to punctuation at or after `from`: its place and `:name:`. */
+function findEmoticon(data: string, from: number): { start: number; end: number; name: string } | undefined {
+  const { emoticons } = emojiTables();
+  emoticonStarts ??= emoticons.map(([emoticon]) => emoticon[0]).join('');
+  for (let p = from; p < data.length - 1; p++) {
+    if (!emoticonStarts.includes(data[p] as string)) continue;
+    if (p > 0 && !EMOTICON_BOUNDARY.includes(data[p - 1] as string)) continue;
+    for (const [emoticon, name] of emoticons) {
+      if (!data.startsWith(emoticon, p)) continue;
+      const after = p + emoticon.length;
+      if (after < data.length && !EMOTICON_BOUNDARY.includes(data[after] as string)) continue;
+      return { start: p, end: after, name };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether the sender's "translate emoticons" setting could change how `content` renders: the
+ * raw text has an emoticon where the renderer would translate it (one inside code also
+ * counts: a cheap superset). Lets a caller skip looking the setting up for the many messages
+ * without one.
+ */
+export function mayTranslateEmoticons(content: string): boolean {
+  return findEmoticon(content, 0) !== undefined;
+}
+
 /** `:)`, `<3`… standing alone or next to punctuation. */
 export const emoticon: InlinePattern = {
   name: 'translate_emoticons',
   find(data, from) {
-    const { emoticons, nameToCode } = emojiTables();
-    emoticonStarts ??= emoticons.map(([emoticon]) => emoticon[0]).join('');
-    for (let p = from; p < data.length - 1; p++) {
-      if (!emoticonStarts.includes(data[p] as string)) continue;
-      if (p > 0 && !EMOTICON_BOUNDARY.includes(data[p - 1] as string)) continue;
-      for (const [emoticon, name] of emoticons) {
-        if (!data.startsWith(emoticon, p)) continue;
-        const after = p + emoticon.length;
-        if (after < data.length && !EMOTICON_BOUNDARY.includes(data[after] as string)) continue;
-        const bare = name.slice(1, -1);
-        const code = nameToCode.get(bare);
-        if (!code) continue;
-        return { start: p, end: after, node: emojiSpan(code, bare) };
-      }
+    const { nameToCode } = emojiTables();
+    for (let found = findEmoticon(data, from); found; found = findEmoticon(data, found.start + 1)) {
+      const bare = found.name.slice(1, -1);
+      const code = nameToCode.get(bare);
+      if (code) return { start: found.start, end: found.end, node: emojiSpan(code, bare) };
     }
     return undefined;
   },

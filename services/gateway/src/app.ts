@@ -23,8 +23,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.decorate('deps', deps);
   await app.register(errorEnvelope);
   await app.register(zulipParams);
-  await app.register(auth);
   await app.register(rateLimit);
+  await app.register(auth);
   app.addHook('onSend', async (request, reply) => {
     // Authenticated answers must never be cached by anything between us and the client.
     if (request.routeOptions.config?.auth !== false) reply.header('cache-control', 'private, no-store');

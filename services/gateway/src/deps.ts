@@ -6,10 +6,16 @@ import type { Redis } from '@zc/shared/redis';
 export interface GatewayConfig {
   port: number;
   host: string;
-  /** Requests per user per minute; 0 switches rate limiting off (load tests). */
+  /** Requests per user in any rolling minute; 0 switches rate limiting off (load tests). */
   rateLimitPerMinute: number;
-  /** Unauthenticated requests per IP per minute; 0 switches it off. */
+  /** Unauthenticated requests per client address in any rolling minute; 0 switches it off. */
   rateLimitPerIpPerMinute: number;
+  /**
+   * Failed authentications (bad or malformed API key, bad Basic header) per client address in
+   * any rolling minute; past it the address gets 429 without its credentials being checked.
+   * 0 switches it off.
+   */
+  authFailuresPerIpPerMinute: number;
   /** How long a checked API key is trusted without asking the users service. */
   authCacheTtlMs: number;
   /**
@@ -27,6 +33,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     host: env.ZC_GATEWAY_HOST ?? '0.0.0.0',
     rateLimitPerMinute: n('ZC_RATE_LIMIT_PER_MINUTE', 200),
     rateLimitPerIpPerMinute: n('ZC_RATE_LIMIT_PER_IP_PER_MINUTE', 100),
+    authFailuresPerIpPerMinute: n('ZC_AUTH_FAILURES_PER_IP_PER_MINUTE', 20),
     authCacheTtlMs: n('ZC_AUTH_CACHE_TTL_MS', 30_000),
     trustProxy: parseTrustProxy(env.ZC_TRUST_PROXY),
   };

@@ -192,6 +192,8 @@ export class Bus {
   private jsClient?: JetStreamClient;
   private jsmClient?: JetStreamManager;
   private readonly ensured = new Set<string>();
+  /** False from a disconnect until the client has reconnected (isClosed() stays false meanwhile). */
+  private linked = true;
 
   private constructor(
     readonly nc: NatsConnection,
@@ -211,7 +213,21 @@ export class Bus {
       pingInterval: 5_000,
       maxPingOut: 2,
     });
-    return new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000);
+    const bus = new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000);
+    void bus.followStatus();
+    return bus;
+  }
+
+  private async followStatus(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'staleConnection') {
+        if (this.linked) this.log.warn({ status: s.type }, 'NATS connection lost; reconnecting');
+        this.linked = false;
+      } else if (s.type === 'reconnect') {
+        this.linked = true;
+        this.log.info('NATS connection restored');
+      }
+    }
   }
 
   subject(s: string): string {
@@ -517,8 +533,14 @@ export class Bus {
     };
   }
 
+  /** Not closed for good (while reconnecting the client buffers publishes and this stays true). */
   get isConnected(): boolean {
     return !this.nc.isClosed();
+  }
+
+  /** Connected right now: not closed and not between a disconnect and the reconnect (/readyz). */
+  get isOnline(): boolean {
+    return this.linked && !this.nc.isClosed();
   }
 
   /** Stops serving and consuming, lets in-flight work finish, then closes the connection. */

@@ -42,6 +42,14 @@ export const RealmRecord = Type.Object({
 export type RealmRecord = Static<typeof RealmRecord>;
 
 /**
+ * When the user last turned `enable_drafts_synchronization` off (PostgreSQL timestamptz text,
+ * microseconds kept), or null. Zulip deletes the user's drafts at that moment; the drafts
+ * service deletes every draft it created before this instant, whether it hears of it through
+ * `userSettingsChanged` or through `users.userSettings` on the user's next drafts call.
+ */
+export const DraftsClearedAt = Type.Union([Type.String(), Type.Null()]);
+
+/**
  * A user's personal settings at our feature level (Zulip's UserProfile.property_types at
  * FL 155, with that era's names: `default_view`, `escape_navigates_to_default_view`,
  * `dense_mode`, `realm_name_in_notifications`), plus `timezone`. The whole object travels in
@@ -186,10 +194,19 @@ const PresenceFetch = {
 };
 
 export const users = {
-  /** Basic-auth check for the gateway; errors are 401 with Zulip's codes. */
+  /**
+   * Basic-auth check for the gateway; errors are 401 with Zulip's codes. `credential_tokens`
+   * are the user's and realm's credential tokens (shared redis/credentials.ts) read before
+   * the row that was checked, so a gateway caching the actor under them re-checks it after
+   * any later revocation.
+   */
   authenticate: rpc('users.v1.authenticate', {
     request: Type.Object({ realm_subdomain: Type.String(), email: Type.String(), api_key: Type.String() }),
-    reply: Type.Object({ actor: Actor, realm_deactivated: Type.Boolean() }),
+    reply: Type.Object({
+      actor: Actor,
+      realm_deactivated: Type.Boolean(),
+      credential_tokens: Type.Object({ user: Type.Union([Type.String(), Type.Null()]), realm: Type.Union([Type.String(), Type.Null()]) }),
+    }),
   }),
   serverSettings: rpc('users.v1.server_settings', {
     request: Type.Object({ realm_subdomain: Type.String(), client_name: Type.String() }),
@@ -253,7 +270,7 @@ export const users = {
   /** The settings of some users of a realm, for services acting on them (typing, presence, drafts). */
   userSettings: rpc('users.v1.user_settings', {
     request: Type.Object({ realm_id: Type.Integer(), user_ids: Type.Array(Type.Integer()) }),
-    reply: Type.Object({ users: Type.Array(Type.Object({ user_id: Type.Integer(), settings: UserSettings })) }),
+    reply: Type.Object({ users: Type.Array(Type.Object({ user_id: Type.Integer(), settings: UserSettings, drafts_cleared_at: DraftsClearedAt })) }),
   }),
   /** PATCH /realm (administrators; some settings owners only). The reply lists what changed, as Zulip's does. */
   updateRealm: rpc('users.v1.update_realm', {
@@ -401,7 +418,7 @@ export const usersEvents = {
   /** A user's settings after a change; `changed` names the settings that changed. */
   userSettingsChanged: event(
     'users.evt.v1.user_settings.changed',
-    Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), settings: UserSettings, changed: Type.Array(Type.String()) }),
+    Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), settings: UserSettings, changed: Type.Array(Type.String()), drafts_cleared_at: DraftsClearedAt }),
   ),
   /** The realm's whole ordered linkifier list after any change (renderers keep it as a read model). */
   linkifiersChanged: event('users.evt.v1.linkifiers.changed', Type.Object({ realm_id: Type.Integer(), linkifiers: Type.Array(Linkifier) })),

@@ -11,3 +11,5 @@ export function createRedis(url: string, opts: { lazy?: boolean } = {}): Redis {
 export function redisKey(prefix: string, ...parts: Array<string | number>): string {
   return [prefix, ...parts].join(':');
 }
+
+export { CREDENTIAL_TOKEN_TTL_MS, credentialTokenKey, revokeCachedCredentials, type CredentialScope } from './credentials.js';

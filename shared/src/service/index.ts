@@ -101,7 +101,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   }
 
   const checks: Record<string, () => Promise<boolean>> = {
-    nats: async () => bus.isConnected,
+    nats: async () => bus.isOnline,
     ...(def.migrationsDir ? { postgres: async () => (await pool.query('SELECT 1')).rowCount === 1 } : {}),
     ...(def.usesRedis ? { redis: async () => (await redis.ping()) === 'PONG' } : {}),
     ...(parts.checks ?? {}),

@@ -9,6 +9,7 @@ import { scenarios as userScenarios } from './scenarios-users.js';
 const OPTIONAL_MODULES = [
   './scenarios-messages.js',
   './scenarios-events.js',
+  './scenarios-fanout.js',
   './scenarios-reactions-topics.js',
   './scenarios-register.js',
   './scenarios-presence.js',

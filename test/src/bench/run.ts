@@ -139,6 +139,8 @@ async function runScenario(s: Scenario, started: StartedBenchSystem, targets: Ta
       log: (line) => log(`  ${line}`),
       rampUp: (target, o = {}) => rampUp(targets, target, { ...options, ...o, log, ...cpu }),
       runStep: (target, o) => runStep(targets, target, { ...cpu, ...o }),
+      ...(started.cpuSeconds ? { cpuSeconds: started.cpuSeconds } : {}),
+      ...(started.cpuSecondsByService ? { cpuSecondsByService: started.cpuSecondsByService } : {}),
     });
     return outcome({ result });
   } catch (err) {

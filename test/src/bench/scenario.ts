@@ -77,6 +77,10 @@ export interface BenchContext<S = unknown> {
   rampUp(target: LoadTarget, opts?: Partial<Pick<BenchOptions, 'rates' | 'stepSeconds' | 'p99BudgetMs'>>): Promise<RampResult>;
   /** One fixed-rate step of `target` over the run's connection pools (for scenarios that do not ramp). */
   runStep(target: LoadTarget, opts: StepOptions): Promise<StepResult>;
+  /** CPU seconds the system under test has used so far (every service process), where readable. */
+  cpuSeconds?: () => number | undefined;
+  /** The same per service (replicas summed), where readable (processes layout). */
+  cpuSecondsByService?: () => Record<string, number>;
 }
 
 /** The outcome of rampUp: every step run, the highest rate held and why stepping stopped. */

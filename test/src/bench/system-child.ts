@@ -62,12 +62,15 @@ interface Hello {
   people: People;
   env: Awaited<ReturnType<typeof testEnv>>;
   pids: number[];
+  /** Each service replica's process (processes layout). */
+  services?: Array<{ service: string; pid: number }>;
 }
 
 async function startProcesses(): Promise<Hello> {
   const env = await testEnv(owner);
   const log = createLogger({ service: 'bench', level: 'warn' });
   const children: ChildProcess[] = [];
+  const services: Array<{ service: string; pid: number }> = [];
   teardowns.push(async () => {
     await Promise.all(
       children.map(
@@ -91,7 +94,10 @@ async function startProcesses(): Promise<Hello> {
       const port = service === 'gateway' ? await freePort() : 0;
       if (service === 'gateway') gatewayUrls.push(`http://127.0.0.1:${port}`);
       const entry = fileURLToPath(new URL(`../../../services/${service}/dist/main.js`, import.meta.url));
-      const child = spawn(process.execPath, [entry], {
+      // ZC_BENCH_SERVICE_NODE_ARGS: node flags for every service process, e.g. `--cpu-prof
+      // --cpu-prof-dir=/tmp/prof` for one profile per service (written when it stops).
+      const nodeArgs = (process.env.ZC_BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+      const child = spawn(process.execPath, [...nodeArgs, entry], {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: {
           ...process.env,
@@ -112,6 +118,7 @@ async function startProcesses(): Promise<Hello> {
         },
       });
       children.push(child);
+      services.push({ service, pid: child.pid as number });
       // Users first: the realm is seeded through its schema once its migrations ran.
       if (service === 'users' && i === 0) await new Promise((r) => setTimeout(r, 500));
     }
@@ -132,7 +139,7 @@ async function startProcesses(): Promise<Hello> {
     await iago.delete('/events', { queue_id: q.body.queue_id as string });
     return true;
   });
-  return { baseUrl: gatewayUrls[0] as string, gatewayUrls, people, env, pids: children.map((c) => c.pid as number) };
+  return { baseUrl: gatewayUrls[0] as string, gatewayUrls, people, env, pids: children.map((c) => c.pid as number), services };
 }
 
 async function startInProcess(): Promise<Hello> {
@@ -153,6 +160,7 @@ try {
       gatewayUrls: hello.gatewayUrls,
       layout,
       pids: hello.pids,
+      services: hello.services ?? [],
       people: { iago: strip(iago), desdemona: strip(desdemona), hamlet: strip(hamlet), othello: strip(othello), polonius: strip(polonius), bot: strip(bot) },
       infra: {
         databaseUrl: hello.env.databaseUrl,

@@ -19,6 +19,8 @@ export interface StartedBenchSystem {
   layout?: 'processes' | 'inprocess';
   /** CPU seconds (user + system) the system's own process has used, where it can be read (Linux, own system). */
   cpuSeconds?: () => number | undefined;
+  /** CPU seconds used so far by each service (replicas summed; processes layout only). */
+  cpuSecondsByService?: () => Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ interface ChildHello {
   /** `processes`: one process per service replica (their pids below); `inprocess`: all in the child. */
   layout: 'processes' | 'inprocess';
   pids: number[];
+  services: Array<{ service: string; pid: number }>;
   baseUrl: string;
   gatewayUrls: string[];
   people: Required<BenchPeople>;
@@ -122,6 +125,11 @@ export async function childSystem(replicas: Record<string, number>): Promise<Sta
       const pids = [...(child.pid === undefined ? [] : [child.pid]), ...hello.pids];
       const each = pids.map(processCpuSeconds);
       return each.some((x) => x === undefined) ? undefined : each.reduce((a, b) => (a as number) + (b as number), 0);
+    },
+    cpuSecondsByService: () => {
+      const out: Record<string, number> = {};
+      for (const { service, pid } of hello.services ?? []) out[service] = (out[service] ?? 0) + (processCpuSeconds(pid) ?? 0);
+      return out;
     },
     async stop() {
       child.stdin?.end();

@@ -133,4 +133,36 @@ t.test('drafts', async (t) => {
     const r = await h.post('/register', { fetch_event_types: ['drafts'] });
     t.same((r.body.drafts as Array<{ content: string }>).map((d) => d.content), ['newer', 'older']);
   });
+
+  t.test('enable_drafts_synchronization off: refused, deleted without drafts events, register empty; on again: synced afresh', async (t) => {
+    const o = sys.client(othello);
+    const kept = (await o.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'before' }] })).body.ids as number[];
+    t.equal(kept.length, 1);
+    const { poller } = await QueuePoller.register(o, { event_types: ['drafts', 'user_settings'] });
+    t.same((await o.patch('/settings', { enable_drafts_synchronization: false })).body, { result: 'success', msg: '' });
+    const refused = { result: 'error', msg: 'User has disabled synchronizing drafts.', code: 'BAD_REQUEST' };
+    // Straight after the answer, and on every drafts endpoint (Zulip's draft_endpoint).
+    for (const [what, r] of [
+      ['GET', await o.get('/drafts')],
+      ['POST', await o.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'x' }] })],
+      ['PATCH', await o.patch(`/drafts/${kept[0]}`, { draft: { type: '', to: [], topic: '', content: 'x' } })],
+      ['DELETE', await o.delete(`/drafts/${kept[0]}`)],
+      ['PATCH unknown', await o.patch('/drafts/999999', { draft: { type: '', to: [], topic: '', content: 'x' } })],
+    ] as const) {
+      t.equal(r.status, 400, what);
+      t.same(r.body, refused, what);
+    }
+    t.same((await o.post('/register', { fetch_event_types: ['drafts'] })).body.drafts, [], '/register: no drafts');
+    const events = await poller.collect(1);
+    t.same(events.map((e) => [e.type, e.property, e.value]), [['user_settings', 'enable_drafts_synchronization', false]], 'no drafts event');
+    // Back on at once: the drafts stored before the switch are gone even if the drafts
+    // service has not heard the settings event yet; new ones are kept.
+    t.equal((await o.patch('/settings', { enable_drafts_synchronization: true })).status, 200);
+    t.same((await o.get('/drafts')).body, { result: 'success', msg: '', count: 0, drafts: [] }, 'the old draft was deleted');
+    const fresh = (await o.post('/drafts', { drafts: [{ type: '', to: [], topic: '', content: 'after' }] })).body.ids as number[];
+    await sys.flushOutboxes();
+    await new Promise((r) => setTimeout(r, 300));
+    t.same(((await o.get('/drafts')).body.drafts as Array<{ id: number }>).map((d) => d.id), fresh, 'the late settings event deletes nothing stored since');
+    await o.delete(`/drafts/${fresh[0]}`);
+  });
 });

@@ -23,6 +23,10 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     }, { params: base, expect: ['drafts/add'] });
     await verifyAction(t, sys, h, () => h.patch(`/drafts/${id}`, { draft: { type: '', to: [], topic: '', content: 'one, edited' } }), { params: base, expect: ['drafts/update'] });
     await verifyAction(t, sys, h, () => h.delete(`/drafts/${id}`), { params: base, expect: ['drafts/remove'] });
+    // Turning synchronising off deletes the remaining draft without a drafts event.
+    const params = { ...base, event_types: ['drafts', 'user_settings'] };
+    await verifyAction(t, sys, h, () => h.patch('/settings', { enable_drafts_synchronization: false }), { params, expect: ['user_settings/update'] });
+    await verifyAction(t, sys, h, () => h.patch('/settings', { enable_drafts_synchronization: true }), { params, expect: ['user_settings/update'] });
   });
 
   t.test('realm_user add (POST /users)', async (t) => {

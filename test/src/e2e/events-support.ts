@@ -129,6 +129,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     case 'user_settings': {
       const settings = state.user_settings as Json | undefined;
       if (settings) settings[e.property as string] = e.value;
+      // The server holds no drafts while synchronising is off (its drafts were deleted
+      // without drafts events), and /register says so with an empty list.
+      if (e.property === 'enable_drafts_synchronization' && e.value === false && Array.isArray(state.drafts)) state.drafts = [];
       return;
     }
     case 'update_display_settings':

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { Ajv } from 'ajv';
 import { parse as parseYaml } from 'yaml';
+import { loadConfig } from '@zc/shared/config';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CHART = path.join(ROOT, 'k8s/helm/zc');
@@ -132,6 +133,19 @@ t.test('docker-compose.yml', async (t) => {
     t.match(svc.depends_on, { migrate: { condition: 'service_completed_successfully' } }, `${name} waits for migrations`);
   }
   t.same(s.migrate?.command, ['deploy/migrate.mjs']);
+
+  // `docker compose up -d` then `npm start` (README's laptop route): the services' default
+  // database URL must name the role and database the container creates, and log in to it.
+  const saved = process.env.ZC_DATABASE_URL;
+  delete process.env.ZC_DATABASE_URL;
+  const defaultUrl = new URL(loadConfig().databaseUrl);
+  if (saved !== undefined) process.env.ZC_DATABASE_URL = saved;
+  const pgEnv = s.postgres?.environment as Record<string, string>;
+  t.equal(pgEnv.POSTGRES_USER ?? 'postgres', defaultUrl.username, 'the container creates the default role');
+  t.equal(pgEnv.POSTGRES_DB ?? pgEnv.POSTGRES_USER, defaultUrl.pathname.slice(1), 'and the default database');
+  t.ok(pgEnv.POSTGRES_HOST_AUTH_METHOD === 'trust' || pgEnv.POSTGRES_PASSWORD === decodeURIComponent(defaultUrl.password), 'and the default URL can log in');
+  const appUrl = new URL((s.gateway?.environment as Record<string, string>).ZC_DATABASE_URL);
+  t.same([appUrl.username, appUrl.pathname], [defaultUrl.username, defaultUrl.pathname], 'the app profile uses the same role and database');
   t.ok(existsSync(path.join(ROOT, 'deploy/migrate.mjs')));
 });
 
@@ -145,6 +159,39 @@ t.test('Dockerfile: multi-stage, runs as a numeric non-root user', async (t) => 
   t.match(finalUser, /^[1-9]\d*(:\d+)?$/, `final USER ${finalUser} is numeric and not root (runAsNonRoot can verify it)`);
   t.notOk(lastStage.some((l) => /^RUN .*npm (ci|install)(?!.*--omit=dev)/.test(l)), 'no dev dependencies installed in the runtime stage');
   t.match(lines.join('\n'), /ENTRYPOINT \["node"/);
+});
+
+/** TypeScript sources of the packages the image runs (not tests). */
+function runtimeSources(dir = ''): string[] {
+  const abs = path.join(ROOT, dir);
+  return readdirSync(abs, { withFileTypes: true }).flatMap((e) => {
+    const rel = path.join(dir, e.name);
+    if (e.isDirectory()) return ['node_modules', 'dist', 'test', '.git', 'k8s', 'deploy', 'scripts', 'docs'].includes(e.name) ? [] : runtimeSources(rel);
+    return /\/src\/.*\.ts$/.test(rel) && !rel.endsWith('.d.ts') ? [rel] : [];
+  });
+}
+
+t.test('Dockerfile: every file the code reads beside itself is in the runtime image', async (t) => {
+  const lines = read('deploy/Dockerfile').split('\n').map((l) => l.trim());
+  const runtime = lines.slice(lines.findLastIndex((l) => /^FROM\s/i.test(l)));
+  // Destinations (relative to WORKDIR /app) the runtime stage copies into.
+  const copied = runtime
+    .filter((l) => /^COPY\s/i.test(l))
+    .map((l) => l.split(/\s+/).filter((w) => !w.startsWith('--')).pop() as string)
+    .map((dest) => path.posix.normalize(dest.replace(/^\/app\/?/, '')).replace(/\/$/, ''));
+  const ignored = read('deploy/Dockerfile.dockerignore').split('\n').filter((l) => l && !l.startsWith('#'));
+  const needed = new Set<string>();
+  for (const file of runtimeSources()) {
+    for (const m of read(file).matchAll(/new URL\('(\.\.?\/[^']+)', import\.meta\.url\)/g)) {
+      // src/x/y.ts runs as dist/x/y.js: the same relative path, resolved from there.
+      needed.add(path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1] as string)));
+    }
+  }
+  t.ok(needed.size >= 2, `files read beside the code: ${[...needed].join(', ')}`);
+  for (const f of needed) {
+    t.ok(copied.some((dest) => dest === '.' ? false : f === dest || f.startsWith(`${dest}/`)), `${f} is copied into the runtime stage`);
+    t.notOk(ignored.some((pat) => f.startsWith(pat.replace(/^\*\*\//, '').replace(/\/$/, '') + '/')), `${f} is not excluded from the build context`);
+  }
 });
 
 /** The template files' source, comments removed. */
@@ -202,8 +249,8 @@ t.test('templates: the operational features are there', async (t) => {
   t.match(text['autoscaling.yaml'], /kind: HorizontalPodAutoscaler/);
   t.match(text['servicemonitor.yaml'], /kind: ServiceMonitor/);
   t.match(text['services.yaml'], /kind: Service/);
-  t.match(text['migration-job.yaml'], /helm\.sh\/hook: pre-install,pre-upgrade/);
+  t.match(text['migration-job.yaml'], /helm\.sh\/hook: post-install,pre-upgrade/);
   t.match(text['migration-job.yaml'], /deploy\/migrate\.mjs/);
-  t.match(text['credentials-secret.yaml'], /if not \.Values\.credentials\.existingSecret/);
+  t.notMatch(text['credentials-secret.yaml'], /helm\.sh\/hook/, 'the credentials Secret is a release object');
   t.match(text['_helpers.tpl'], /secretKeyRef/, 'credentials come from the Secret, never plain env');
 });

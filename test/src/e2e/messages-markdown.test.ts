@@ -241,4 +241,31 @@ t.test('messages: markdown rendering, linkifiers and content flags', async (t) =
     const after = await send(hamlet, { type: 'stream', to: 'Verona', topic: 'alerts', content: 'the castle again' });
     t.same(await flagsOf(othello, after), [], 'removed words no longer flag');
   });
+
+  t.test("translate_emoticons: the sender's setting, counted from the moment PATCH /settings answers", async (t) => {
+    const smile = '<span aria-label="smile" class="emoji emoji-1f642" role="img" title="smile">:smile:</span>';
+    const h = sys.client(hamlet);
+    const plain = await send(hamlet, { type: 'stream', to: 'Verona', topic: 'emoticons', content: 'Translate this :).' });
+    t.equal((await fetchAs(othello, plain))?.content, '<p>Translate this :).</p>', "off by default (Zulip's default)");
+    t.equal((await h.patch('/settings', { translate_emoticons: true })).status, 200);
+    // No wait: the very next send renders with the new value.
+    const translated = await send(hamlet, { type: 'stream', to: 'Verona', topic: 'emoticons', content: 'Translate this :). `:)` <3 a:)' });
+    t.equal(
+      (await fetchAs(othello, translated))?.content,
+      `<p>Translate this ${smile}. <code>:)</code> <span aria-label="heart" class="emoji emoji-2764" role="img" title="heart">:heart:</span> a:)</p>`,
+      'translated, except in code and inside words',
+    );
+    const dm = await send(hamlet, { type: 'private', to: JSON.stringify([othello.user_id]), content: ':(' });
+    t.equal((await fetchAs(othello, dm))?.content, '<p><span aria-label="frown" class="emoji emoji-1f641" role="img" title="frown">:frown:</span></p>', 'direct messages too');
+    t.same((await h.post('/messages/render', { content: ':)' })).body, { result: 'success', msg: '', rendered: `<p>${smile}</p>` }, "preview: the actor's setting");
+    t.equal((await sys.client(othello).post('/messages/render', { content: ':)' })).body.rendered, '<p>:)</p>', "another user's preview: theirs (off)");
+    const theirs = await send(othello, { type: 'stream', to: 'Verona', topic: 'emoticons', content: ':)' });
+    t.equal((await fetchAs(hamlet, theirs))?.content, '<p>:)</p>', 'a sender with it off: as typed, whoever reads it');
+    // An edit renders with the sender's setting, as Zulip's render_markdown does.
+    t.equal((await h.patch(`/messages/${plain}`, { content: 'Edited :)' })).status, 200);
+    t.equal((await fetchAs(othello, plain))?.content, `<p>Edited ${smile}</p>`);
+    t.equal((await h.patch('/settings', { translate_emoticons: false })).status, 200);
+    const offAgain = await send(hamlet, { type: 'stream', to: 'Verona', topic: 'emoticons', content: ':)' });
+    t.equal((await fetchAs(othello, offAgain))?.content, '<p>:)</p>', 'off again at once');
+  });
 });

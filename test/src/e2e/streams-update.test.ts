@@ -7,6 +7,7 @@ import t, { type Test } from 'tap';
 import { Role } from '@zc/shared/contracts';
 import { createPool } from '@zc/shared/db';
 import { systemGroupId } from '@zc/shared/policy';
+import type { Params } from '../client.js';
 import { startSystem, type Account } from '../harness.js';
 import { verifyAction } from './events-verify.js';
 import type { Msg } from './messages-fixtures.js';
@@ -26,7 +27,7 @@ t.test('PATCH /streams/{stream_id}', async (t) => {
     t.equal(r.status, 400, msg);
     t.same(r.body, { result: 'error', msg, code });
   };
-  const patch = (who: Account, id: number, p: Record<string, unknown>) => sys.client(who).patch(`/streams/${id}`, p);
+  const patch = (who: Account, id: number, p: Params) => sys.client(who).patch(`/streams/${id}`, p);
   /**
    * Posts the stream's first message and waits for first_message_id: our feature level sends
    * no event when it changes (Zulip 9.0 does), so the notices posted by the changes under

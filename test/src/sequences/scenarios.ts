@@ -196,6 +196,39 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     },
   });
 
+  const draftsSyncSwitch = fc.boolean().map(
+    (backOn): Scenario => ({
+      name: `draft, turn drafts synchronisation off, draft again (refused)${backOn ? ', turn it on, list' : ''}`,
+      async run(s) {
+        const me = other(s);
+        const draft = (content: string) => ({ drafts: [{ type: '', to: [], topic: '', content }] });
+        await s.call(me, 'POST', '/drafts', draft(`kept? ${s.unique}`));
+        await s.call(me, 'PATCH', '/settings', { enable_drafts_synchronization: false });
+        const refused = await s.call(me, 'POST', '/drafts', draft('refused'), 'error');
+        s.check(refused.body.msg === 'User has disabled synchronizing drafts.', `refused with Zulip's message: ${refused.body.msg}`);
+        await s.call(me, 'PATCH', '/settings', { enable_drafts_synchronization: true });
+        if (!backOn) return;
+        const made = await s.call(me, 'POST', '/drafts', draft(`after ${s.unique}`));
+        const list = await s.call(me, 'GET', '/drafts');
+        const ids = (list.body.drafts as Json[]).map((d) => d.id);
+        s.check(JSON.stringify(ids) === JSON.stringify(made.body.ids), `only the draft made after switching back on is listed: ${JSON.stringify(ids)}`);
+      },
+    }),
+  );
+
+  const emoticonSettingThenSend = fc.boolean().map(
+    (on): Scenario => ({
+      name: `set translate_emoticons=${on}, then send :) at once`,
+      async run(s) {
+        const me = member(s);
+        await s.call(me, 'PATCH', '/settings', { translate_emoticons: on });
+        const sent = await s.call(me, 'POST', '/messages', { type: 'private', to: [other(s).user_id], content: `:) ${s.unique}` });
+        const html = (await messageAs(s, other(s), sent.body.id as number)).content as string;
+        s.check(html.includes('emoji-1f642') === on, `rendered with translate_emoticons=${on}: ${html}`);
+      },
+    }),
+  );
+
   const createThenMarkRead = fc.record({ inviteOnly: fc.boolean(), topicOnly: fc.boolean() }).map(
     (o): Scenario => ({
       name: `create a ${o.inviteOnly ? 'private' : 'public'} stream with a colleague, post, the colleague marks the ${o.topicOnly ? 'topic' : 'stream'} as read`,
@@ -270,5 +303,5 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, registerThenChange);
+  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, registerThenChange);
 }

@@ -34,9 +34,29 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 
+{{/*
+Name of an object: <fullname>-<suffix>, at most 63 characters (a Service name is a DNS label).
+The release part is shortened, never the suffix, so names stay distinct. Call with
+(dict "root" $ "suffix" "gateway-admin").
+*/}}
+{{- define "zc.objectName" -}}
+{{- $room := int (sub 62 (len .suffix)) -}}
+{{- printf "%s-%s" (include "zc.fullname" .root | trunc $room | trimSuffix "-") .suffix -}}
+{{- end -}}
+
 {{/* Object name of one service's resources: <fullname>-<service>. */}}
 {{- define "zc.serviceName" -}}
-{{- printf "%s-%s" (include "zc.fullname" .root) .name | trunc 63 | trimSuffix "-" -}}
+{{- include "zc.objectName" (dict "root" .root "suffix" .name) -}}
+{{- end -}}
+
+{{/*
+Labels of one service's pods: its selector labels, the chart's labels and podLabels (global,
+then per service), each key once (kustomize, Flux and Argo CD refuse repeated keys). The
+selector labels win over anything podLabels says.
+*/}}
+{{- define "zc.podLabels" -}}
+{{- $l := merge (fromYaml (include "zc.selectorLabels" .)) (fromYaml (include "zc.labels" .root)) (deepCopy (.svc.podLabels | default dict)) (deepCopy (.root.Values.podLabels | default dict)) -}}
+{{- toYaml $l -}}
 {{- end -}}
 
 {{/* Whether a service may run more than one replica (then it gets a PodDisruptionBudget). */}}
@@ -56,15 +76,43 @@ app.kubernetes.io/component: {{ .name }}
 {{- end -}}
 {{- end -}}
 
-{{/* The Secret holding connection strings and the server secret. */}}
+{{/* The Secret the chart creates for credentials that no existing Secret provides. */}}
 {{- define "zc.credentialsSecret" -}}
-{{- default (printf "%s-credentials" (include "zc.fullname" .)) .Values.credentials.existingSecret -}}
+{{- include "zc.objectName" (dict "root" . "suffix" "credentials") -}}
+{{- end -}}
+
+{{/*
+The Secret holding one credential: credentials.existingSecrets.<cred>, else
+credentials.existingSecret, else the chart's own. Call with (dict "root" $ "cred" "databaseUrl").
+*/}}
+{{- define "zc.secretFor" -}}
+{{- $c := .root.Values.credentials -}}
+{{- $own := index ($c.existingSecrets | default dict) .cred | default "" -}}
+{{- $own | default $c.existingSecret | default (include "zc.credentialsSecret" .root) -}}
+{{- end -}}
+
+{{/* The credentials the chart's own Secret must hold (none of the existing Secrets does). */}}
+{{- define "zc.ownCredentials" -}}
+{{- $root := . -}}
+{{- range $cred := list "databaseUrl" "redisUrl" "natsUrl" "secretKey" -}}
+{{- if eq (include "zc.secretFor" (dict "root" $root "cred" $cred)) (include "zc.credentialsSecret" $root) }}{{ $cred }} {{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The gateway's ZC_TRUST_PROXY: config.trustProxy, else one hop behind the chart's Ingress, else nobody. */}}
+{{- define "zc.trustProxy" -}}
+{{- if .Values.config.trustProxy -}}
+{{- .Values.config.trustProxy -}}
+{{- else if .Values.ingress.enabled -}}
+1
+{{- else -}}
+false
+{{- end -}}
 {{- end -}}
 
 {{/* Environment shared by every container; call with (dict "root" $ "name" "gateway" "svc" $svc). */}}
 {{- define "zc.env" -}}
 {{- $root := .root -}}
-{{- $secret := include "zc.credentialsSecret" $root -}}
 - name: NODE_ENV
   value: production
 - name: ZC_INSTANCE
@@ -73,18 +121,11 @@ app.kubernetes.io/component: {{ .name }}
       fieldPath: metadata.name
 - name: ZC_ADMIN_PORT
   value: {{ $root.Values.adminPort | quote }}
-- name: ZC_DATABASE_URL
+{{- range $cred, $var := dict "databaseUrl" "ZC_DATABASE_URL" "redisUrl" "ZC_REDIS_URL" "natsUrl" "ZC_NATS_URL" "secretKey" "ZC_SECRET_KEY" }}
+- name: {{ $var }}
   valueFrom:
-    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.databaseUrl }} }
-- name: ZC_REDIS_URL
-  valueFrom:
-    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.redisUrl }} }
-- name: ZC_NATS_URL
-  valueFrom:
-    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.natsUrl }} }
-- name: ZC_SECRET_KEY
-  valueFrom:
-    secretKeyRef: { name: {{ $secret }}, key: {{ $root.Values.credentials.keys.secretKey }} }
+    secretKeyRef: { name: {{ include "zc.secretFor" (dict "root" $root "cred" $cred) }}, key: {{ index $root.Values.credentials.keys $cred }} }
+{{- end }}
 - name: ZC_ROOT_DOMAIN
   value: {{ $root.Values.config.rootDomain | quote }}
 - name: ZC_EXTERNAL_SCHEME

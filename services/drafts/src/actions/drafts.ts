@@ -9,6 +9,7 @@ import { addToOutbox } from '@zc/shared/outbox';
 import type { DraftsDeps } from '../deps.js';
 import { normaliseDraft, toApiDraft } from '../lib/draft-rules.js';
 import { assertRecipientsValid } from './recipients.js';
+import { requireDraftsSync } from './sync-setting.js';
 
 /** Spec section 7: an unknown draft is an error without a code (STYLE decision 1); 404 as Zulip. */
 export const draftDoesNotExist = () => new AppError(null, 'Draft does not exist', 404);
@@ -19,6 +20,7 @@ function notifyOwner(q: Queryable, actor: Actor, event: Record<string, unknown>)
 
 /** POST /drafts: stores every draft or none; returns their ids in the order given. */
 export async function doCreateDrafts(deps: DraftsDeps, actor: Actor, input: readonly DraftInput[]): Promise<number[]> {
+  await requireDraftsSync(deps, actor);
   const now = deps.now();
   const drafts = input.map((d) => normaliseDraft(d, now, actor.user_id));
   await assertRecipientsValid(deps, actor, drafts);
@@ -32,6 +34,7 @@ export async function doCreateDrafts(deps: DraftsDeps, actor: Actor, input: read
 
 /** PATCH /drafts/{id}: replaces the draft (a missing timestamp becomes now). */
 export async function doEditDraft(deps: DraftsDeps, actor: Actor, draftId: number, input: DraftInput): Promise<void> {
+  await requireDraftsSync(deps, actor);
   if (!(await deps.store.findOwned(deps.pool, actor.user_id, draftId))) throw draftDoesNotExist();
   const draft = normaliseDraft(input, deps.now(), actor.user_id);
   await assertRecipientsValid(deps, actor, [draft]);
@@ -45,6 +48,7 @@ export async function doEditDraft(deps: DraftsDeps, actor: Actor, draftId: numbe
 
 /** DELETE /drafts/{id}. */
 export async function doDeleteDraft(deps: DraftsDeps, actor: Actor, draftId: number): Promise<void> {
+  await requireDraftsSync(deps, actor);
   await transaction(deps.pool, async (tx) => {
     if (!(await deps.store.deleteOwned(tx, actor.user_id, draftId))) throw draftDoesNotExist();
     await notifyOwner(tx, actor, { type: 'drafts', op: 'remove', draft_id: draftId });

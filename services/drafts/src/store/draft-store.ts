@@ -19,6 +19,8 @@ export interface DraftStore {
   listForUser(q: Queryable, userId: number): Promise<DraftRow[]>;
   replaceOwned(q: Queryable, userId: number, draftId: number, d: NormalisedDraft): Promise<DraftRow | undefined>;
   deleteOwned(q: Queryable, userId: number, draftId: number): Promise<boolean>;
+  /** Deletes the user's drafts stored up to `at` (PostgreSQL timestamptz text); returns how many. */
+  deleteStoredUpTo(q: Queryable, userId: number, at: string): Promise<number>;
 }
 
 export interface DraftOwner {
@@ -78,5 +80,10 @@ export const draftStore: DraftStore = {
   async deleteOwned(q, userId, draftId) {
     const { rowCount } = await q.query('DELETE FROM drafts.draft WHERE id = $1 AND user_id = $2', [draftId, userId]);
     return (rowCount ?? 0) > 0;
+  },
+
+  async deleteStoredUpTo(q, userId, at) {
+    const { rowCount } = await q.query('DELETE FROM drafts.draft WHERE user_id = $1 AND created_at <= $2::timestamptz', [userId, at]);
+    return rowCount ?? 0;
   },
 };

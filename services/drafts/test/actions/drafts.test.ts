@@ -64,6 +64,16 @@ t.test('drafts actions', async (t) => {
     await bus.close();
     await pool.end();
   });
+  // The users service's answer about the sync setting: on unless a test switches it.
+  const syncOff = new Map<number, string | null>();
+  const clearedAt = new Map<number, string>();
+  bus.serve(users.userSettings, async (r) => ({
+    users: r.user_ids.map((user_id) => ({
+      user_id,
+      settings: { enable_drafts_synchronization: !syncOff.has(user_id) } as never,
+      drafts_cleared_at: clearedAt.get(user_id) ?? null,
+    })),
+  }));
   bus.serve(users.resolve, async (r) => ({ users: [], missing_ids: r.user_ids.filter((id) => !USERS.has(id)), missing_emails: [] }));
   bus.serve(subscriptionsRpc.streamAccess, async (r) => {
     const s = 'stream_id' in r.stream ? STREAMS.get(r.stream.stream_id) : undefined;
@@ -150,6 +160,25 @@ t.test('drafts actions', async (t) => {
     t.match(snapshot, /^\d+:\d+:[\d,]*$/);
     t.same(state.drafts, await listDrafts(deps, hamlet));
     t.same((await getRegisterState(deps, hamlet, ['realm'])).state, {}, 'nothing unless drafts is fetched');
+  });
+
+  t.test('enable_drafts_synchronization off: every call refused, register empty, drafts stored before the switch deleted', async (t) => {
+    const me = actor(20);
+    const [early] = await doCreateDrafts(deps, me, [{ type: '', to: [], topic: '', content: 'before the switch' }]);
+    const at = ((await pool.query<{ at: string }>('SELECT now()::text AS at')).rows[0] as { at: string }).at;
+    syncOff.set(me.user_id, at);
+    clearedAt.set(me.user_id, at);
+    const refused = { code: 'BAD_REQUEST', msg: 'User has disabled synchronizing drafts.', status: 400 };
+    t.same(await errorOf(listDrafts(deps, me)), refused, 'GET /drafts');
+    t.same(await errorOf(doCreateDrafts(deps, me, [{ type: '', to: [], topic: '', content: 'x' }])), refused, 'POST /drafts');
+    t.same(await errorOf(doEditDraft(deps, me, 999_999, { type: '', to: [], topic: '', content: 'x' })), refused, 'PATCH: checked before the draft is looked up');
+    t.same(await errorOf(doDeleteDraft(deps, me, early!)), refused, 'DELETE');
+    t.same((await getRegisterState(deps, me, ['drafts'])).state, { drafts: [] }, '/register: no drafts');
+    t.equal(Number((await pool.query('SELECT count(*) AS n FROM drafts.draft WHERE user_id = $1', [me.user_id])).rows[0].n), 0, 'the drafts stored before the switch are gone');
+    syncOff.delete(me.user_id);
+    const [late] = await doCreateDrafts(deps, me, [{ type: '', to: [], topic: '', content: 'after switching back on' }]);
+    t.same((await listDrafts(deps, me)).map((d) => d.id), [late], 'a draft stored after switching back on stays');
+    t.same((await getRegisterState(deps, me, ['drafts'])).state.drafts, await listDrafts(deps, me));
   });
 
   t.test('handlers over NATS, including error replies and a malformed request', async (t) => {

@@ -1,14 +1,20 @@
 /**
  * HTTP Basic authentication (email + API key) checked by the users service, with a short-
- * lived per-replica cache. The users service's events (key changed, user or realm updated)
- * drop cached entries on every replica, so a revoked key stops working at once.
+ * lived per-replica cache. A cached key is trusted only while the user's and realm's
+ * credential tokens in Redis are those it was checked under; the users service replaces them
+ * before answering a call that revokes or changes credentials, so the old key is refused by
+ * every replica once that call has answered (measured cost: docs/SECURITY.md). Failed
+ * authentications are throttled per client address.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { subdomainOfHost } from '@zc/shared/config';
 import { users, usersEvents, type Actor } from '@zc/shared/contracts';
-import { AppError } from '@zc/shared/errors';
+import { AppError, isAppError } from '@zc/shared/errors';
+import { credentialTokenKey, redisKey } from '@zc/shared/redis';
+import { queueWindowCheck, windowState } from '../lib/sliding-window.js';
+import { RATE_WINDOW_MS, rateLimitHit, userRateKey } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,8 +48,15 @@ export function clientNameOf(request: FastifyRequest): string {
   return name === '' ? 'Unspecified' : name.slice(0, 30);
 }
 
+/** The credential tokens the users service saw before the row it checked (shared redis/credentials.ts). */
+export interface CredentialTokens {
+  user: string | null;
+  realm: string | null;
+}
+
 interface CacheEntry {
   actor: Actor;
+  tokens: CredentialTokens;
   expires: number;
 }
 
@@ -54,19 +67,22 @@ export class AuthCache {
   key(subdomain: string, email: string, apiKey: string): string {
     return `${subdomain}\n${email.toLowerCase()}\n${createHash('sha256').update(apiKey).digest('base64')}`;
   }
-  get(key: string): Actor | undefined {
+  get(key: string): { actor: Actor; tokens: CredentialTokens } | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires < Date.now()) {
       this.entries.delete(key);
       return undefined;
     }
-    return e.actor;
+    return e;
   }
-  set(key: string, actor: Actor): void {
+  set(key: string, actor: Actor, tokens: CredentialTokens = { user: null, realm: null }): void {
     if (this.ttlMs <= 0) return;
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { actor, expires: Date.now() + this.ttlMs });
+    this.entries.set(key, { actor, tokens, expires: Date.now() + this.ttlMs });
+  }
+  delete(key: string): void {
+    this.entries.delete(key);
   }
   dropUser(userId: number): void {
     for (const [k, e] of this.entries) if (e.actor.user_id === userId) this.entries.delete(k);
@@ -76,16 +92,86 @@ export class AuthCache {
   }
 }
 
+const sameTokens = (a: CredentialTokens, b: CredentialTokens) => a.user === b.user && a.realm === b.realm;
+
 export default fp(
   async (app: FastifyInstance) => {
-    const { bus, config, gateway } = app.deps;
+    const { bus, config, gateway, redis } = app.deps;
+    const prefix = config.redisPrefix;
     const cache = new AuthCache(gateway.authCacheTtlMs);
-    // Core-NATS subscriptions (not queue groups): every replica must see every invalidation.
+    // Core-NATS subscriptions (not queue groups): entries of changed users are dropped early
+    // to free memory; correctness comes from the credential tokens checked on every request.
     const stopInvalidations = bus.listen([usersEvents.userUpdated, usersEvents.apiKeyChanged, usersEvents.realmUpdated], (...[subject, payload]) => {
       if (subject === usersEvents.realmUpdated.subject) cache.dropRealm(payload.realm_id);
       else cache.dropUser(payload.user_id);
     });
     app.addHook('onClose', async () => stopInvalidations());
+
+    const failureKey = (ip: string) => redisKey(prefix, 'authfail', ip);
+    const failureLimit = gateway.authFailuresPerIpPerMinute;
+
+    /**
+     * A cached actor is used only while the user's and realm's credential tokens are the ones
+     * it was cached under: one Redis round trip, which also makes the user's rate-limit check.
+     */
+    async function stillValid(request: FastifyRequest, cached: { actor: Actor; tokens: CredentialTokens }): Promise<boolean> {
+      const pipeline = redis.pipeline();
+      pipeline.mget(credentialTokenKey(prefix, 'user', cached.actor.user_id), credentialTokenKey(prefix, 'realm', cached.actor.realm_id));
+      const limit = gateway.rateLimitPerMinute;
+      if (limit > 0) queueWindowCheck(pipeline, userRateKey(prefix, cached.actor.user_id), limit, RATE_WINDOW_MS);
+      const results = (await pipeline.exec()) ?? [];
+      const failed = results.find(([err]) => err);
+      if (failed) throw failed[0] as Error;
+      const [user = null, realm = null] = results[0]?.[1] as Array<string | null>;
+      if (!sameTokens(cached.tokens, { user, realm })) return false;
+      if (limit > 0) request.rateLimitState = windowState(results[1]?.[1], limit, RATE_WINDOW_MS);
+      return true;
+    }
+
+    /** Failed authentications are counted per client address; past the limit none is checked. */
+    async function refuseIfFailingTooOften(ip: string): Promise<void> {
+      if (failureLimit <= 0) return;
+      const pipeline = redis.pipeline();
+      queueWindowCheck(pipeline, failureKey(ip), failureLimit, RATE_WINDOW_MS, 'peek');
+      const [[err, raw] = [null, null]] = (await pipeline.exec()) ?? [];
+      if (err) throw err;
+      const state = windowState(raw, failureLimit, RATE_WINDOW_MS);
+      if (!state.allowed) throw rateLimitHit(state.retryAfterSeconds);
+    }
+
+    async function countFailure(ip: string): Promise<void> {
+      if (failureLimit <= 0) return;
+      const pipeline = redis.pipeline();
+      queueWindowCheck(pipeline, failureKey(ip), failureLimit, RATE_WINDOW_MS);
+      await pipeline.exec();
+    }
+
+    async function authenticate(request: FastifyRequest, header: string): Promise<Actor> {
+      const subdomain = subdomainOfHost(config, request.headers.host);
+      let credentials: { email: string; apiKey: string };
+      try {
+        credentials = parseBasic(header);
+      } catch (e) {
+        await refuseIfFailingTooOften(request.ip);
+        await countFailure(request.ip);
+        throw e;
+      }
+      const key = cache.key(subdomain, credentials.email, credentials.apiKey);
+      const cached = cache.get(key);
+      if (cached) {
+        if (await stillValid(request, cached)) return cached.actor;
+        cache.delete(key);
+      }
+      await refuseIfFailingTooOften(request.ip);
+      try {
+        const r = await bus.request(users.authenticate, { realm_subdomain: subdomain, email: credentials.email, api_key: credentials.apiKey });
+        cache.set(key, r.actor, r.credential_tokens);
+        return r.actor;
+      } catch (e) {
+        if (isAppError(e) && e.httpStatus === 401) await countFailure(request.ip);
+        throw e;
+      }
+    }
 
     app.decorateRequest('actor', null as unknown as Actor);
     app.decorateRequest('clientName', '');
@@ -94,16 +180,8 @@ export default fp(
       if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
       const header = request.headers.authorization;
       if (!header) throw notLoggedIn();
-      const { email, apiKey } = parseBasic(header);
-      const subdomain = subdomainOfHost(config, request.headers.host);
-      const key = cache.key(subdomain, email, apiKey);
-      let actor = cache.get(key);
-      if (!actor) {
-        ({ actor } = await bus.request(users.authenticate, { realm_subdomain: subdomain, email, api_key: apiKey }));
-        cache.set(key, actor);
-      }
-      request.actor = actor;
+      request.actor = await authenticate(request, header);
     });
   },
-  { name: 'auth', dependencies: [] },
+  { name: 'auth', dependencies: ['rate-limit'] },
 );

@@ -1,36 +1,58 @@
 /**
- * Per-user request limit kept in Redis, so it holds across gateway replicas (Zulip's
- * api_by_user: 200 a minute). Every response carries X-RateLimit-*; over the limit is 429
- * RATE_LIMIT_HIT with Retry-After. Unauthenticated routes are limited per client IP.
+ * Rolling-window request limits kept in Redis, so they hold across gateway replicas (Zulip's
+ * api_by_user: 200 a minute; unauthenticated routes per client address). Every limited
+ * response carries X-RateLimit-Limit/Remaining/Reset; over the limit is 429 RATE_LIMIT_HIT
+ * with Retry-After (header and body field), as Zulip answers.
+ *
+ * The per-user check of a request whose credentials came from the cache was already made by
+ * the auth plugin in the same Redis round trip as its credential-token read
+ * (`request.rateLimitState`); other requests are checked here.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '@zc/shared/errors';
 import { redisKey } from '@zc/shared/redis';
+import { queueWindowCheck, windowState, type WindowState } from '../lib/sliding-window.js';
 
-const WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = 60_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The per-user window check, when the auth plugin already made it. */
+    rateLimitState: WindowState | null;
+  }
+}
+
+/** The Redis key of a user's request log. */
+export const userRateKey = (prefix: string, userId: number) => redisKey(prefix, 'ratelimit', 'user', userId);
+
+export const rateLimitHit = (retryAfterSeconds: number) =>
+  new AppError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfterSeconds });
+
+/** X-RateLimit-* headers; a refused request is thrown as RATE_LIMIT_HIT. */
+export function applyWindowState(reply: FastifyReply, state: WindowState): void {
+  reply.header('x-ratelimit-limit', String(state.limit));
+  reply.header('x-ratelimit-remaining', String(Math.max(0, state.limit - state.count)));
+  reply.header('x-ratelimit-reset', String(state.resetEpochSeconds));
+  if (!state.allowed) throw rateLimitHit(state.retryAfterSeconds);
+}
 
 export default fp(
   async (app: FastifyInstance) => {
     const { redis, config, gateway } = app.deps;
+    app.decorateRequest('rateLimitState', null);
     app.addHook('preHandler', async (request, reply) => {
       if (!request.routeOptions.url) return;
+      if (request.rateLimitState) return applyWindowState(reply, request.rateLimitState);
       const authed = request.routeOptions.config?.auth !== false;
       const limit = authed ? gateway.rateLimitPerMinute : gateway.rateLimitPerIpPerMinute;
       if (limit <= 0) return;
-      const who = authed ? `user:${request.actor.user_id}` : `ip:${request.ip}`;
-      const windowStart = Math.floor(Date.now() / WINDOW_MS) * WINDOW_MS;
-      const key = redisKey(config.redisPrefix, 'ratelimit', who, windowStart);
-      const res = await redis.multi().incr(key).pexpire(key, WINDOW_MS + 1000).exec();
-      const count = Number(res?.[0]?.[1] ?? 0);
-      const resetSeconds = Math.ceil((windowStart + WINDOW_MS) / 1000);
-      reply.header('x-ratelimit-limit', String(limit));
-      reply.header('x-ratelimit-remaining', String(Math.max(0, limit - count)));
-      reply.header('x-ratelimit-reset', String(resetSeconds));
-      if (count > limit) {
-        const retryAfter = Math.max(0.001, (windowStart + WINDOW_MS - Date.now()) / 1000);
-        throw new AppError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfter });
-      }
+      const key = authed ? userRateKey(config.redisPrefix, request.actor.user_id) : redisKey(config.redisPrefix, 'ratelimit', 'ip', request.ip);
+      const pipeline = redis.pipeline();
+      queueWindowCheck(pipeline, key, limit, RATE_WINDOW_MS);
+      const [[err, raw] = [null, null]] = (await pipeline.exec()) ?? [];
+      if (err) throw err;
+      applyWindowState(reply, windowState(raw, limit, RATE_WINDOW_MS));
     });
   },
   { name: 'rate-limit' },

@@ -21,7 +21,7 @@ t.test('AuthCache', async (t) => {
     const k = c.key('', 'a@zulip.test', 'k');
     t.equal(c.get(k), undefined);
     c.set(k, actor(7));
-    t.same(c.get(k), actor(7));
+    t.same(c.get(k)?.actor, actor(7));
     await new Promise((r) => setTimeout(r, 60));
     t.equal(c.get(k), undefined, 'expired');
   });
@@ -43,11 +43,11 @@ t.test('AuthCache', async (t) => {
     ] as const;
     for (const [k, a] of entries) c.set(k, a);
     c.dropUser(1);
-    t.same(entries.map(([k]) => c.get(k)?.user_id), [undefined, undefined, 2, 3]);
+    t.same(entries.map(([k]) => c.get(k)?.actor.user_id), [undefined, undefined, 2, 3]);
     c.dropRealm(1);
-    t.same(entries.map(([k]) => c.get(k)?.user_id), [undefined, undefined, undefined, 3]);
+    t.same(entries.map(([k]) => c.get(k)?.actor.user_id), [undefined, undefined, undefined, 3]);
     c.dropUser(99);
-    t.equal(c.get(entries[3][0])?.user_id, 3, 'unknown ids change nothing');
+    t.equal(c.get(entries[3][0])?.actor.user_id, 3, 'unknown ids change nothing');
   });
 
   t.test('when full, the oldest entry makes room', async (t) => {
@@ -57,8 +57,8 @@ t.test('AuthCache', async (t) => {
     c.set(k2, actor(2));
     c.set(k3, actor(3));
     t.equal(c.get(k1), undefined, 'evicted');
-    t.equal(c.get(k2)?.user_id, 2);
-    t.equal(c.get(k3)?.user_id, 3);
+    t.equal(c.get(k2)?.actor.user_id, 2);
+    t.equal(c.get(k3)?.actor.user_id, 3);
   });
 });
 

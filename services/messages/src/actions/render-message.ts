@@ -3,6 +3,8 @@
  * topic's links, and each recipient's content flags (lib/mention-flags.ts). Shared by sending
  * and editing, so an edit recomputes flags exactly as a send computes them.
  */
+import { mayTranslateEmoticons } from '@zc/markdown';
+import { users } from '@zc/shared/contracts';
 import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
@@ -29,14 +31,27 @@ export interface RenderedMessage {
   contentFlags(userId: number): number;
 }
 
+/**
+ * Whether `content` renders with its emoticons translated: the sender's translate_emoticons
+ * (Zulip renders with the sender's setting, on edits too). Asked of the users service, which
+ * owns it, so a setting changed a moment ago counts (read-your-writes), and only for content
+ * where the setting could change anything, which keeps the hop off most sends.
+ */
+async function translatesEmoticons(deps: MessagesDeps, realmId: number, senderId: number, content: string): Promise<boolean> {
+  if (!mayTranslateEmoticons(content)) return false;
+  try {
+    const { users: found } = await deps.bus.request(users.userSettings, { realm_id: realmId, user_ids: [senderId] }, { timeoutMs: 3000 });
+    return found[0]?.settings.translate_emoticons === true;
+  } catch (err) {
+    // Emoticons left as typed beat a failed send (Zulip's default is off).
+    deps.log.warn({ err, realm_id: realmId, user_id: senderId }, 'users service did not answer translate_emoticons; rendering emoticons as typed');
+    return false;
+  }
+}
+
 export async function renderMessage(deps: MessagesDeps, realm: RealmRow, m: MessageToRender): Promise<RenderedMessage> {
-  const data = await deps.render.forRealm(realm.id);
-  const ctx = renderContextOf(data, realm, {
-    alertWords: alertWordsOfUsers(data, m.recipientIds),
-    // TODO(issue-5): the sender's translate_emoticons setting once the users service publishes
-    // user settings; Zulip's default is off.
-    translateEmoticons: false,
-  });
+  const [data, translateEmoticons] = await Promise.all([deps.render.forRealm(realm.id), translatesEmoticons(deps, realm.id, m.senderId, m.content)]);
+  const ctx = renderContextOf(data, realm, { alertWords: alertWordsOfUsers(data, m.recipientIds), translateEmoticons });
   const rendered = renderContent(m.content, ctx);
   // @**topic** reaches those who posted in the topic, and the sender (Zulip's topic_participant_user_ids).
   const topicParticipants =
@@ -68,10 +83,11 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
 
 /**
  * POST /messages/render: `content` as it would render if the actor sent it now (Zulip's
- * render_message_backend: no recipients, so no one's alert words; no length check).
+ * render_message_backend: the actor's emoticon setting; no recipients, so no one's alert
+ * words; no length check).
  */
 export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
   const realm = await deps.directory.ensureRealm(actor.realm_id);
-  const data = await deps.render.forRealm(realm.id);
-  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons: false })).html;
+  const [data, translateEmoticons] = await Promise.all([deps.render.forRealm(realm.id), translatesEmoticons(deps, realm.id, actor.user_id, content)]);
+  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons })).html;
 }

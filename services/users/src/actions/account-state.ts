@@ -1,8 +1,8 @@
 /**
  * Account changes that take credentials away: deactivating a user and replacing an API key.
- * Each announces itself through the outbox, and the gateway drops its cached credentials for
- * the user on every replica when the event arrives (gateway plugins/auth.ts), so the old
- * key stops working everywhere within one event delivery.
+ * Each gives the user a new credential token once committed and before answering
+ * (credential-revocation.ts), so the old key is refused by every gateway replica as soon as
+ * the call answers; the outbox event then drops the cached entries to free memory.
  */
 import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
@@ -14,6 +14,7 @@ import { toUserRecord } from '../lib/user-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 import { botAdministrators } from './people-admin.js';
+import { revokeCredentialsOf } from './credential-revocation.js';
 
 const noSuchUser = () => badRequest('No such user');
 
@@ -47,6 +48,7 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
     }
     return true;
   });
+  if (deactivated) await revokeCredentialsOf(deps, { userIds: [userId] });
   // Zulip lists only active users' presence; the presence store keeps no user list of its own.
   if (deactivated) await deps.presence?.forgetUser(realmId, userId);
   return deactivated;
@@ -61,6 +63,7 @@ export async function doRegenerateApiKey(deps: UsersDeps, realmId: number, userI
     await userStore.setApiKey(tx, user.id, deps.vault.lookupHash(apiKey), deps.vault.encrypt(apiKey));
     await addToOutbox(tx, 'users', usersEvents.apiKeyChanged, { realm_id: realmId, user_id: user.id });
   });
+  await revokeCredentialsOf(deps, { userIds: [userId] });
   return apiKey;
 }
 

@@ -16,6 +16,7 @@ import { checkFullName } from '../lib/full-name.js';
 import { toApiBot, toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
+import { revokeCredentialsOf } from './credential-revocation.js';
 import { notifyRealmUserAdd } from './users.js';
 import { applyProfileData, checkProfileData, type ProfileDataEntry } from './profile-data.js';
 
@@ -85,7 +86,7 @@ export interface UserChanges {
  * Everything is checked before anything is written.
  */
 export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: number, changes: UserChanges): Promise<void> {
-  await transaction(deps.pool, async (tx) => {
+  const changedActor = await transaction(deps.pool, async (tx) => {
     const target = await accessUserForAdmin(tx, actor, userId);
     const realm = await requireRealm(tx, actor.realm_id);
     const role = changes.role !== undefined && changes.role !== target.role ? changes.role : undefined;
@@ -122,7 +123,10 @@ export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: num
     }
     if (profile) await applyProfileData(deps, tx, realm, target, profile);
     if (updated !== target) await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
+    return updated !== target;
   });
+  // The gateway's cached actor carries the role and name: every replica re-checks it before we answer.
+  if (changedActor) await revokeCredentialsOf(deps, { userIds: [userId] });
 }
 
 /**

@@ -13,6 +13,7 @@ import { changeReplyValue, normaliseRealmPatch, OWNER_ONLY_SETTINGS, realmChange
 import { toRealmRecord } from '../lib/realm-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
+import { revokeCredentialsOf } from './credential-revocation.js';
 
 
 const STREAM_SETTINGS = ['notifications_stream_id', 'signup_notifications_stream_id'] as const;
@@ -37,7 +38,7 @@ export async function checkUpdateRealm(deps: UsersDeps, actor: Actor, patch: Rea
   const values = normaliseRealmPatch(patch);
   for (const k of STREAM_SETTINGS) if (typeof values[k] === 'number') await checkStream(deps, actor, values[k] as number);
 
-  return transaction(deps.pool, async (tx) => {
+  const reply = await transaction(deps.pool, async (tx) => {
     const realm = await realmStore.findByIdForUpdate(tx, actor.realm_id);
     if (!realm) throw badRequest('Invalid realm');
     const current: Record<string, unknown> = { ...realmSettings(realm.settings), name: realm.name, description: realm.description };
@@ -60,4 +61,7 @@ export async function checkUpdateRealm(deps: UsersDeps, actor: Actor, patch: Rea
     }
     return reply;
   });
+  // Cached actors carry emails the realm's settings shape: every gateway replica re-reads them.
+  if (Object.keys(reply).length > 0) await revokeCredentialsOf(deps, { realmIds: [actor.realm_id] });
+  return reply;
 }

@@ -15,6 +15,7 @@ import { checkSettingValue, settingChangeEvents, settingsOf, USER_SETTING_NAMES 
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
+import { revokeCredentialsOf } from './credential-revocation.js';
 import { doPresenceEnabledChanged } from './presence.js';
 import { checkFullName } from './users.js';
 
@@ -95,11 +96,15 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
     }
     // As Zulip: the user's own events first, then what everyone sees of the user.
     if (changed.includes('timezone')) await announceTimezone(deps, tx, realm, me, after.timezone as string);
+    // Zulip deletes the user's drafts when synchronising stops (without drafts events: the
+    // clients keep theirs); the drafts service does it, up to this instant.
+    const draftsClearedAt = changed.includes('enable_drafts_synchronization') && after.enable_drafts_synchronization === false ? await userStore.markDraftsCleared(tx, me.id) : me.drafts_cleared_at;
     await addToOutbox(tx, 'users', usersEvents.userSettingsChanged, {
       realm_id: realm.id,
       user_id: me.id,
       settings: after as UserSettings,
       changed: changed as string[],
+      drafts_cleared_at: draftsClearedAt,
     });
     if (changed.includes('presence_enabled')) presenceEnabled = after.presence_enabled === true;
     return reply;
@@ -107,6 +112,8 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
   // Presence keeps its hot state in Redis: once the change is committed, the user is hidden
   // from (or shown in) every presence answer at once.
   if (presenceEnabled !== undefined) await doPresenceEnabledChanged(deps, actor, presenceEnabled);
+  // The gateway's cached actor carries the name: every replica re-reads it before we answer.
+  if (reply.full_name !== undefined) await revokeCredentialsOf(deps, { userIds: [actor.user_id] });
   return reply;
 }
 

@@ -26,8 +26,8 @@ import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resol
 
 export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
   bus.serve(users.authenticate, async (r) => {
-    const { actor, realm } = await authenticate(deps, r);
-    return { actor, realm_deactivated: realm.deactivated };
+    const { actor, realm, tokens } = await authenticate(deps, r);
+    return { actor, realm_deactivated: realm.deactivated, credential_tokens: tokens };
   });
   bus.serve(users.serverSettings, (r) => getServerSettings(deps, r.realm_subdomain, r.client_name));
   bus.serve(users.fetchApiKey, (r) => fetchApiKey(deps, r));

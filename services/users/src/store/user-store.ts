@@ -19,6 +19,8 @@ export interface UserRow {
   can_create_users: boolean;
   is_system_bot: boolean;
   settings: Record<string, unknown>;
+  /** PostgreSQL text of the timestamptz (microseconds kept: the drafts service compares with its own). */
+  drafts_cleared_at: string | null;
 }
 
 export interface NewUser {
@@ -45,7 +47,8 @@ export interface ProfileValueRow {
 }
 
 const COLS = `id, realm_id, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, timezone,
-  avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, is_system_bot, settings`;
+  avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, is_system_bot, settings,
+  drafts_cleared_at::text AS drafts_cleared_at`;
 
 export const userStore = {
   async insert(q: Queryable, u: NewUser): Promise<UserRow> {
@@ -101,6 +104,11 @@ export const userStore = {
   /** Merges `patch` into the user's stored settings. */
   async mergeSettings(q: Queryable, userId: number, patch: Record<string, unknown>): Promise<void> {
     await q.query('UPDATE users.user_profile SET settings = settings || $2::jsonb WHERE id = $1', [userId, JSON.stringify(patch)]);
+  },
+  /** Records that the user's drafts are cleared as of this transaction's start; returns that instant. */
+  async markDraftsCleared(q: Queryable, userId: number): Promise<string> {
+    const { rows } = await q.query<{ at: string }>('UPDATE users.user_profile SET drafts_cleared_at = now() WHERE id = $1 RETURNING drafts_cleared_at::text AS at', [userId]);
+    return (rows[0] as { at: string }).at;
   },
   async setTimezone(q: Queryable, userId: number, timezone: string): Promise<void> {
     await q.query('UPDATE users.user_profile SET timezone = $2 WHERE id = $1', [userId, timezone]);

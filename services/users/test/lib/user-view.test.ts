@@ -36,6 +36,7 @@ const user = (o: Partial<UserRow> = {}): UserRow => ({
   can_create_users: false,
   is_system_bot: false,
   settings: {},
+  drafts_cleared_at: null,
   ...o,
 });
 

@@ -1,0 +1,408 @@
+/**
+ * Fan-out scenarios shaped like the ejabberd peer benchmark (../shared/bench/ejabberd), so the
+ * two compare in one run: K members of one stream, each long-polling a live event queue; one
+ * member sends N messages, paced or as a burst; each other member's receipt is timed from the
+ * start of the send (the HTTP request going out), as the peer times it.
+ *
+ * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
+ *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
+ * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`); messages/s
+ *   and deliveries/s until the last delivery (budget: at least the peer's, same run).
+ * - `fanout-10k` (not default: it creates 10,000 accounts): a stream of `--opt members=10000`
+ *   of whom `--opt queues=1000` long-poll; `--opt messages=5` sends one after another. Send
+ *   acknowledgement latency (budget 100 ms) and time until every live queue has the message
+ *   (budget 1 s).
+ *
+ * Every scenario reports the system's CPU per delivered event (`cpu ms/delivery`: CPU time of
+ * every service process over the run, divided by deliveries) and its split by service. When
+ * the peer's run.sh is present (`ZC_BENCH_EJABBERD`, default ../shared/bench/ejabberd/run.sh
+ * beside the repository) it runs right after ours with the same shape and the ratios are
+ * reported; `--opt ejabberd=off` or a missing script skips them (said in the report).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { LatencyHistogram, type LatencySummary } from './histogram.js';
+import { basicAuth } from './load.js';
+import { createAccounts, registerQueue } from './scenarios-events.js';
+import { defineScenario, type BenchAccount, type BenchContext, type BenchSystem, type Headline, type Scenario, type ScenarioResult } from './scenario.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const form = (p: Record<string, unknown>) =>
+  new URLSearchParams(Object.entries(p).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+/** A stream whose members hold live queues and long-poll them without pause. */
+interface LiveStream {
+  stream: string;
+  sender: BenchAccount;
+  /** Live queues (one per member other than the sender, up to the number asked for). */
+  queues: number;
+  /** Sends message number `i` (content `fo<i>`); resolves with the HTTP status and body. */
+  send(i: number): Promise<{ status: number; body: string }>;
+  /** Deliveries seen so far, and each message's arrival times (ms, performance.now()). */
+  delivered(): number;
+  arrivals: Map<number, number[]>;
+  close(): Promise<void>;
+}
+
+const CONTENT_PREFIX = 'fo';
+
+/** Subscribes `members` to a fresh stream (in batches) and starts `queues` poll loops. */
+async function openLiveStream(sys: BenchSystem, o: { members: BenchAccount[]; queues: number; senderConnections: number; log(l: string): void }): Promise<LiveStream> {
+  const stream = `bench-fanout-${Date.now()}`;
+  const sender = o.members[0] as BenchAccount;
+  const admin = sys.client(sys.admin);
+  for (let i = 0; i < o.members.length; i += 1000) {
+    const principals = o.members.slice(i, i + 1000).map((m) => m.user_id);
+    const sub = await admin.post('/users/me/subscriptions', { subscriptions: [{ name: stream }], principals });
+    if (sub.body.result !== 'success') throw new Error(`subscribe failed: ${sub.body.msg}`);
+  }
+  const receivers = o.members.slice(1, 1 + o.queues);
+  const pools = sys.gatewayUrls.map(
+    (u) => new Pool(u, { connections: Math.ceil(receivers.length / sys.gatewayUrls.length) + 8, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
+  );
+  const poolOf = (i: number) => pools[i % pools.length] as Pool;
+  const queues: Array<{ queueId: string; lastEventId: number }> = [];
+  for (let i = 0; i < receivers.length; i += 100) {
+    const batch = receivers.slice(i, i + 100).map((m, j) => registerQueue(poolOf(i + j), m, { event_types: ['message'], fetch_event_types: [], apply_markdown: false }));
+    queues.push(...(await Promise.all(batch)));
+  }
+  o.log(`${o.members.length} members, ${queues.length} live queues`);
+
+  const arrivals = new Map<number, number[]>();
+  let delivered = 0;
+  let polling = true;
+  const loops = receivers.map(async (m, i) => {
+    const q = queues[i] as { queueId: string; lastEventId: number };
+    const headers = { authorization: basicAuth(m), 'user-agent': 'ZulipBench/1.0' };
+    while (polling) {
+      try {
+        const r = await poolOf(i).request({ method: 'GET', path: `/api/v1/events?queue_id=${q.queueId}&last_event_id=${q.lastEventId}`, headers });
+        const body = (await r.body.json()) as { events?: Array<{ id: number; type: string; message?: { content: string } }> };
+        const now = performance.now();
+        for (const e of body.events ?? []) {
+          q.lastEventId = Math.max(q.lastEventId, e.id);
+          const content = e.message?.content ?? '';
+          if (e.type !== 'message' || !content.startsWith(CONTENT_PREFIX)) continue;
+          const n = Number(content.slice(CONTENT_PREFIX.length));
+          const list = arrivals.get(n) ?? [];
+          list.push(now);
+          arrivals.set(n, list);
+          delivered++;
+        }
+      } catch (err) {
+        if (polling) o.log(`poll failed: ${(err as Error).message}`);
+        await sleep(100);
+      }
+    }
+  });
+  await sleep(500);
+
+  const senderPool = new Pool(sys.baseUrl, { connections: o.senderConnections, pipelining: 1 });
+  const headers = { authorization: basicAuth(sender), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'ZulipBench/1.0' };
+  return {
+    stream,
+    sender,
+    queues: queues.length,
+    async send(i) {
+      const r = await senderPool.request({ method: 'POST', path: '/api/v1/messages', headers, body: form({ type: 'stream', to: stream, topic: 'fanout', content: `${CONTENT_PREFIX}${i}` }) });
+      return { status: r.statusCode, body: await r.body.text() };
+    },
+    delivered: () => delivered,
+    arrivals,
+    async close() {
+      polling = false;
+      // Parked polls end at their heartbeat; the pools are destroyed rather than waited for.
+      await senderPool.close();
+      setTimeout(() => void Promise.all(pools.map((p) => p.destroy())), 1000).unref();
+      void Promise.allSettled(loops);
+    },
+  };
+}
+
+/** CPU the system used between two readings: total and per service (seconds). */
+function cpuMeter(ctx: BenchContext) {
+  const total0 = ctx.cpuSeconds?.();
+  const by0 = ctx.cpuSecondsByService?.() ?? {};
+  return () => {
+    const total1 = ctx.cpuSeconds?.();
+    const by1 = ctx.cpuSecondsByService?.() ?? {};
+    const byService = Object.fromEntries(Object.entries(by1).map(([k, v]) => [k, round(v - (by0[k] ?? 0))]));
+    return { seconds: total0 !== undefined && total1 !== undefined ? total1 - total0 : undefined, byService };
+  };
+}
+
+function cpuHeadlines(cpu: { seconds?: number; byService: Record<string, number> }, deliveries: number): { headlines: Headline[]; perDeliveryMs?: number; byServiceUs: Record<string, number> } {
+  if (cpu.seconds === undefined || deliveries === 0) return { headlines: [], byServiceUs: {} };
+  const perDeliveryMs = (cpu.seconds * 1000) / deliveries;
+  const byServiceUs = Object.fromEntries(Object.entries(cpu.byService).map(([k, v]) => [k, Math.round((v * 1e6) / deliveries)]));
+  const split = Object.entries(byServiceUs)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return {
+    perDeliveryMs,
+    byServiceUs,
+    headlines: [
+      { label: 'system CPU per delivered event', value: round(perDeliveryMs, 3), unit: 'ms' },
+      ...(split ? [{ label: `  by service (µs/delivery): ${split}`, value: round(cpu.seconds, 1), unit: 'cpu s total' }] : []),
+    ],
+  };
+}
+
+// --- the peer ---------------------------------------------------------------------------------
+
+export interface PeerResult {
+  msgs_per_s: number;
+  deliveries_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  delivered: number;
+  expected: number;
+  /** CPU of the peer's server (beam.smp) per delivery, sampled from /proc while it ran. */
+  cpu_ms_per_delivery?: number;
+}
+
+const DEFAULT_PEER = fileURLToPath(new URL('../../../../shared/bench/ejabberd/run.sh', import.meta.url));
+
+/** utime + stime (s) of every running beam.smp (the peer's server). */
+function beamCpuSeconds(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(beam.smp)')) continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs the peer with `args` (K mode N [rate]); undefined with a reason when it is absent,
+ * switched off or fails.
+ */
+async function runPeer(ctx: BenchContext, args: Array<string | number>): Promise<{ peer?: PeerResult; skipped?: string }> {
+  const script = process.env.ZC_BENCH_EJABBERD ?? DEFAULT_PEER;
+  if (ctx.options.extra.ejabberd === 'off') return { skipped: 'ejabberd comparison off (--opt ejabberd=off)' };
+  if (!existsSync(script)) return { skipped: `no ejabberd peer at ${script} (set ZC_BENCH_EJABBERD): ratio not measured` };
+  ctx.log(`peer: ${script} ${args.join(' ')}`);
+  const before = beamCpuSeconds();
+  const last = new Map<number, number>();
+  const sampler = setInterval(() => {
+    for (const [pid, s] of beamCpuSeconds()) if (!before.has(pid)) last.set(pid, s);
+  }, 200);
+  try {
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('bash', [script, ...args.map(String)], { timeout: 600_000, maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+    );
+    const line = out.trim().split('\n').pop() ?? '';
+    const r = JSON.parse(line) as Record<string, unknown>;
+    const cpu = [...last.values()].reduce((a, b) => a + b, 0);
+    const delivered = Number(r.delivered);
+    return {
+      peer: {
+        msgs_per_s: Number(r.msgs_per_s),
+        deliveries_per_s: Number(r.deliveries_per_s),
+        p50_ms: Number(r.p50_ms),
+        p99_ms: Number(r.p99_ms),
+        delivered,
+        expected: Number(r.expected),
+        ...(cpu > 0 && delivered > 0 ? { cpu_ms_per_delivery: round((cpu * 1000) / delivered, 4) } : {}),
+      },
+    };
+  } catch (err) {
+    return { skipped: `ejabberd peer failed: ${(err as Error).message.split('\n')[0]}` };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+function peerHeadlines(peer: { peer?: PeerResult; skipped?: string }, ours: { p50?: number; p99?: number; msgsPerS?: number; deliveriesPerS?: number; cpuMs?: number }): Headline[] {
+  if (!peer.peer) return [{ label: `ejabberd: ${peer.skipped}`, value: 0, unit: '' }];
+  const p = peer.peer;
+  const out: Headline[] = [
+    { label: `ejabberd same shape: msg/s ${p.msgs_per_s}, deliveries/s ${p.deliveries_per_s}, p50 ${p.p50_ms} ms, p99 ${p.p99_ms} ms`, value: p.delivered, unit: `of ${p.expected} delivered` },
+  ];
+  if (ours.p50 !== undefined && p.p50_ms > 0) out.push({ label: 'delivery p50, ours / ejabberd', value: round(ours.p50 / p.p50_ms), unit: '×' });
+  if (ours.p99 !== undefined && p.p99_ms > 0) out.push({ label: 'delivery p99, ours / ejabberd', value: round(ours.p99 / p.p99_ms), unit: '×' });
+  if (ours.msgsPerS !== undefined && p.msgs_per_s > 0) out.push({ label: 'msg/s, ours / ejabberd', value: round(ours.msgsPerS / p.msgs_per_s), unit: '×', budget: { op: '>=', value: 1 } });
+  if (ours.deliveriesPerS !== undefined && p.deliveries_per_s > 0) out.push({ label: 'deliveries/s, ours / ejabberd', value: round(ours.deliveriesPerS / p.deliveries_per_s), unit: '×' });
+  if (ours.cpuMs !== undefined && p.cpu_ms_per_delivery) out.push({ label: `CPU per delivery, ours / ejabberd (${p.cpu_ms_per_delivery} ms)`, value: round(ours.cpuMs / p.cpu_ms_per_delivery, 1), unit: '×' });
+  return out;
+}
+
+// --- scenarios --------------------------------------------------------------------------------
+
+const opt = (ctx: BenchContext, name: string, fallback: number) => Number(ctx.options.extra[name] ?? fallback);
+
+/** Waits until `expected` deliveries were seen or `ms` passed since the last progress. */
+async function awaitDeliveries(live: LiveStream, expected: number, ms: number): Promise<void> {
+  let seen = live.delivered();
+  let progressAt = Date.now();
+  while (live.delivered() < expected && Date.now() - progressAt < ms) {
+    await sleep(20);
+    if (live.delivered() !== seen) {
+      seen = live.delivered();
+      progressAt = Date.now();
+    }
+  }
+}
+
+/** Latencies of every delivery from its message's send start, and the last arrival. */
+function deliveryLatencies(live: LiveStream, startedAt: Map<number, number>): { hist: LatencySummary; lastArrival: number } {
+  const hist = new LatencyHistogram();
+  let lastArrival = 0;
+  for (const [n, times] of live.arrivals) {
+    const t0 = startedAt.get(n);
+    if (t0 === undefined) continue;
+    for (const t of times) {
+      hist.record(Math.max(0, t - t0));
+      lastArrival = Math.max(lastArrival, t);
+    }
+  }
+  return { hist: hist.summary(), lastArrival };
+}
+
+async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise<ScenarioResult> {
+  const members = opt(ctx, 'members', 50);
+  const rate = opt(ctx, 'rate', 100);
+  const n = mode === 'paced' ? Math.round(rate * opt(ctx, 'seconds', 10)) : opt(ctx, 'messages', 2000);
+  const accounts = await createAccounts(ctx.sys, members, `fan${mode}`);
+  const live = await openLiveStream(ctx.sys, { members: accounts, queues: members - 1, senderConnections: opt(ctx, 'connections', 16), log: ctx.log });
+  const expected = n * live.queues;
+  const startedAt = new Map<number, number>();
+  const failures: Record<string, number> = {};
+  const meter = cpuMeter(ctx);
+  const t0 = performance.now();
+  const sends: Array<Promise<void>> = [];
+  for (let i = 0; i < n; i++) {
+    if (mode === 'paced') {
+      const wait = t0 + (i * 1000) / rate - performance.now();
+      if (wait > 0) await sleep(wait);
+    }
+    startedAt.set(i, performance.now());
+    sends.push(
+      live.send(i).then(
+        (r) => {
+          if (r.status !== 200) failures[String(r.status)] = (failures[String(r.status)] ?? 0) + 1;
+        },
+        (err: Error) => void (failures[err.message] = (failures[err.message] ?? 0) + 1),
+      ),
+    );
+  }
+  await Promise.all(sends);
+  await awaitDeliveries(live, expected, 10_000);
+  const cpu = meter();
+  const delivered = live.delivered();
+  const { hist, lastArrival } = deliveryLatencies(live, startedAt);
+  const wallMs = (delivered >= expected ? lastArrival : performance.now()) - t0;
+  await live.close();
+  ctx.log(`${mode}: ${delivered}/${expected} deliveries in ${Math.round(wallMs)} ms`);
+  const msgsPerS = round((n / wallMs) * 1000, 0);
+  const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
+  const c = cpuHeadlines(cpu, delivered);
+  const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
+  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}`;
+  const headlines: Headline[] = [
+    ...(mode === 'paced'
+      ? [
+          { label: `delivery p50, ${shape}`, value: hist.p50, unit: 'ms', budget: { op: '<' as const, value: 10 } },
+          { label: `delivery p99, ${shape}`, value: hist.p99, unit: 'ms', budget: { op: '<' as const, value: 50 } },
+        ]
+      : [
+          { label: `messages/s, ${shape} (until the last delivery)`, value: msgsPerS, unit: 'msg/s' },
+          { label: `deliveries/s, ${shape}`, value: deliveriesPerS, unit: '/s' },
+          { label: `delivery p50 / p99 from send start: ${hist.p50.toFixed(0)} / ${hist.p99.toFixed(0)}`, value: hist.p99, unit: 'ms' },
+        ]),
+    { label: 'deliveries lost', value: expected - delivered, unit: '', budget: { op: '<=', value: 0 } },
+    ...(Object.keys(failures).length ? [{ label: `sends failed: ${JSON.stringify(failures)}`, value: Object.values(failures).reduce((a, b) => a + b, 0), unit: '' }] : []),
+    ...c.headlines,
+    ...peerHeadlines(peer, { p50: hist.p50, p99: hist.p99, ...(mode === 'burst' ? { msgsPerS, deliveriesPerS } : {}), ...(c.perDeliveryMs !== undefined ? { cpuMs: c.perDeliveryMs } : {}) }),
+  ];
+  return {
+    headlines,
+    details: {
+      mode,
+      members,
+      messages: n,
+      rate: mode === 'paced' ? rate : 'max',
+      delivered,
+      expected,
+      wall_ms: Math.round(wallMs),
+      msgs_per_s: msgsPerS,
+      deliveries_per_s: deliveriesPerS,
+      delivery: hist,
+      send_failures: failures,
+      cpu_seconds: cpu.seconds,
+      cpu_ms_per_delivery: c.perDeliveryMs,
+      cpu_us_per_delivery_by_service: c.byServiceUs,
+      ejabberd: peer.peer ?? { skipped: peer.skipped },
+    },
+  };
+}
+
+const paced = defineScenario({
+  name: 'fanout-paced',
+  description: 'paced sends (100 msg/s, 10 s) to a stream of 50 live long-polls: delivery p50/p99 from send start, CPU per delivery, ratio to ejabberd',
+  default: true,
+  run: (ctx) => pacedOrBurst(ctx, 'paced'),
+});
+
+const burst = defineScenario({
+  name: 'fanout-burst',
+  description: 'a burst of 2,000 sends to a stream of 50 live long-polls: msg/s and deliveries/s, CPU per delivery, ratio to ejabberd',
+  default: true,
+  run: (ctx) => pacedOrBurst(ctx, 'burst'),
+});
+
+const tenThousand = defineScenario({
+  name: 'fanout-10k',
+  description: 'sends to a stream of 10,000 subscribers with 1,000 live queues: send ack latency, time until every live queue is served',
+  default: false,
+  async run(ctx) {
+    const members = opt(ctx, 'members', 10_000);
+    const queues = Math.min(members - 1, opt(ctx, 'queues', 1000));
+    const n = opt(ctx, 'messages', 5);
+    ctx.log(`creating ${members} accounts…`);
+    const accounts = await createAccounts(ctx.sys, members, 'fan10k');
+    const live = await openLiveStream(ctx.sys, { members: accounts, queues, senderConnections: 2, log: ctx.log });
+    const ack = new LatencyHistogram();
+    const served = new LatencyHistogram();
+    let lost = 0;
+    const meter = cpuMeter(ctx);
+    for (let i = 0; i < n; i++) {
+      const before = live.delivered();
+      const t0 = performance.now();
+      const r = await live.send(i);
+      ack.record(performance.now() - t0);
+      if (r.status !== 200) throw new Error(`send failed: ${r.status} ${r.body}`);
+      await awaitDeliveries(live, before + live.queues, 5_000);
+      const times = live.arrivals.get(i) ?? [];
+      lost += live.queues - times.length;
+      if (times.length) served.record(Math.max(...times) - t0);
+      await sleep(500);
+    }
+    const cpu = meter();
+    await live.close();
+    const a = ack.summary();
+    const s = served.summary();
+    return {
+      headlines: [
+        { label: `send acknowledged, stream of ${members} (p50 of ${n}; max ${a.max.toFixed(0)} ms)`, value: a.p50, unit: 'ms', budget: { op: '<', value: 100 } },
+        { label: `every one of ${queues} live queues served (p50; max ${s.max.toFixed(0)} ms)`, value: s.p50, unit: 'ms', budget: { op: '<', value: 1000 } },
+        { label: 'deliveries lost', value: lost, unit: '', budget: { op: '<=', value: 0 } },
+        ...cpuHeadlines(cpu, live.delivered()).headlines,
+      ],
+      details: { members, queues, messages: n, ack: a, all_served: s, lost, cpu_seconds: cpu.seconds, cpu_by_service: cpu.byService },
+    };
+  },
+});
+
+export const scenarios: Scenario[] = [paced, burst, tenThousand];

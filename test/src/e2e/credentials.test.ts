@@ -1,0 +1,90 @@
+/**
+ * Credentials (issue 13): a revocation holds on every gateway replica once the call that made
+ * it has answered, whatever the cache's TTL and however late the NATS invalidation arrives;
+ * parallel wrong passwords cannot race past the login lockout; failed authentications are
+ * throttled per client address.
+ */
+import t from 'tap';
+import { ApiClient } from '../client.js';
+import { startSystem } from '../harness.js';
+
+t.test('revocation holds on every replica when the call answers', async (t) => {
+  // A long cache TTL: only the credential tokens can make a replica notice.
+  const sys = await startSystem(t, { replicas: { gateway: 2 }, gateway: { authCacheTtlMs: 600_000 } });
+  const [gwA, gwB] = sys.gatewayUrls as [string, string];
+  const as = (url: string, email: string, apiKey: string) => new ApiClient(url, { email, apiKey });
+
+  t.test('a regenerated API key: the old one is refused at once by the other replica', async (t) => {
+    const { hamlet } = sys.people;
+    let key = hamlet.api_key;
+    for (let round = 0; round < 5; round++) {
+      // Both replicas hold the current key in their caches.
+      for (const url of [gwA, gwB]) t.equal((await as(url, hamlet.email, key).get('/users/me')).status, 200);
+      const r = await as(gwA, hamlet.email, key).post('/users/me/api_key/regenerate');
+      t.equal(r.status, 200);
+      const old = await as(gwB, hamlet.email, key).get('/users/me');
+      t.equal(old.status, 401, `round ${round}: old key refused on the other replica`);
+      t.match(old.body, { result: 'error', code: 'INVALID_API_KEY', msg: 'Invalid API key' });
+      key = r.body.api_key as string;
+      t.equal((await as(gwB, hamlet.email, key).get('/users/me')).status, 200, 'the new key works');
+    }
+  });
+
+  t.test('a deactivated user is refused at once by the other replica', async (t) => {
+    const { iago, othello } = sys.people;
+    for (const url of [gwA, gwB]) t.equal((await as(url, othello.email, othello.api_key).get('/users/me')).status, 200);
+    const r = await as(gwA, iago.email, iago.api_key).delete(`/users/${othello.user_id}`);
+    t.equal(r.status, 200);
+    const after = await as(gwB, othello.email, othello.api_key).get('/users/me');
+    t.equal(after.status, 401);
+    t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED', msg: 'Account is deactivated' });
+  });
+
+  t.test('a role change reaches the actor every replica hands to the services at once', async (t) => {
+    const { iago, polonius } = sys.people;
+    // Polonius is a guest: guests may not create streams (Zulip's can_create_public_channel_group).
+    for (const url of [gwA, gwB]) t.equal((await as(url, polonius.email, polonius.api_key).get('/users/me')).status, 200);
+    const promote = await as(gwA, iago.email, iago.api_key).patch(`/users/${polonius.user_id}`, { role: 400 });
+    t.equal(promote.status, 200);
+    const sub = await as(gwB, polonius.email, polonius.api_key).post('/users/me/subscriptions', { subscriptions: [{ name: 'promoted at once' }] });
+    t.equal(sub.status, 200, 'the member role counts on the other replica');
+  });
+});
+
+t.test('thirty parallel wrong passwords get five checks against a lockout of five', async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet } = sys.people;
+  const answers = await Promise.all(
+    Array.from({ length: 30 }, () => sys.anonymous().post('/fetch_api_key', { username: hamlet.email, password: 'wrong' })),
+  );
+  const statuses = answers.map((r) => r.status);
+  t.equal(statuses.filter((s) => s === 401).length, 5, 'five wrong passwords checked');
+  t.equal(statuses.filter((s) => s === 429).length, 25, 'the rest refused unchecked');
+  const refused = answers.find((r) => r.status === 429);
+  t.match(refused?.body, { result: 'error', code: 'RATE_LIMIT_HIT', msg: "You're making too many attempts to sign in. Try again later." });
+  const right = await sys.anonymous().post('/fetch_api_key', { username: hamlet.email, password: hamlet.password });
+  t.equal(right.status, 429, 'locked out: even the right password waits');
+});
+
+t.test('failed authentications are throttled per client address', async (t) => {
+  const sys = await startSystem(t, { gateway: { authFailuresPerIpPerMinute: 3 } });
+  const { hamlet, othello } = sys.people;
+  // A key in the cache before the failures keeps working: its holder has proven it.
+  t.equal((await sys.client(othello).get('/users/me')).status, 200);
+  const wrongKey = new ApiClient(sys.baseUrl, { email: hamlet.email, apiKey: 'x'.repeat(32) });
+  for (let i = 0; i < 3; i++) {
+    const r = await wrongKey.get('/users/me');
+    t.equal(r.status, 401, `failure ${i + 1} is checked`);
+    t.equal(r.body.code, 'INVALID_API_KEY');
+  }
+  const throttled = await wrongKey.get('/users/me');
+  t.equal(throttled.status, 429);
+  t.match(throttled.body, { result: 'error', code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit' });
+  const retry = Number(throttled.headers.get('retry-after'));
+  t.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+  const malformed = await sys.anonymous().call('GET', '/users/me', {}, { headers: { authorization: 'Basic !!!' } });
+  t.equal(malformed.status, 429, 'a malformed header from the address is refused too');
+  const fresh = await sys.client(hamlet).get('/users/me');
+  t.equal(fresh.status, 429, 'an unchecked key from the address waits too (its check would be a guess)');
+  t.equal((await sys.client(othello).get('/users/me')).status, 200, 'a cached key is not a guess');
+});
