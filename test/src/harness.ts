@@ -3,7 +3,7 @@
  * file's own database and prefixes (shared/testing), the gateway on a free port, and a realm
  * with named people (Zulip-style fixtures). Services can run as several replicas.
  */
-import { loadConfig } from '@zc/shared/config';
+import { loadConfig, type SharedConfig } from '@zc/shared/config';
 import { Role } from '@zc/shared/contracts';
 import { createPool, runMigrations } from '@zc/shared/db';
 import { startService, type RunningService, type ServiceDefinition } from '@zc/shared/service';
@@ -64,12 +64,15 @@ export interface SystemOptions {
   gateway?: { rateLimitPerMinute?: number; rateLimitPerIpPerMinute?: number; authFailuresPerIpPerMinute?: number; authCacheTtlMs?: number };
   /** Uploads settings (default: local disk in a fresh temporary directory, no sweeper). */
   uploads?: Partial<UploadsSettings>;
+  /** Shared settings every service reads (e.g. the upload size limit /register announces). */
+  config?: Partial<SharedConfig>;
 }
 
 const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'uploads', 'events', 'gateway'];
 
 export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Promise<System> {
   const env = await testEnv(t);
+  Object.assign(env.config, opts.config);
   const log = createLogger({ service: 'test', level: process.env.LOG_LEVEL ?? 'silent' });
   const services = new Map<ServiceName, RunningService[]>();
   const gateways: Array<{ port(): number }> = [];

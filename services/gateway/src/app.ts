@@ -2,7 +2,8 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayDeps } from './deps.js';
 import auth from './plugins/auth.js';
-import errorEnvelope from './plugins/error-envelope.js';
+import errorEnvelope, { answerClientError, answerFrameworkError } from './plugins/error-envelope.js';
+import inputGuard from './plugins/input-guard.js';
 import zulipParams from './plugins/params.js';
 import rateLimit from './plugins/rate-limit.js';
 import { registerRoutes } from './routes/index.js';
@@ -17,12 +18,17 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     requestTimeout: 120_000,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Emails travel as path segments (GET /users/{email}): room for the longest address.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    // What the router and Node's HTTP parser refuse before any route runs, in the envelope too.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     trustProxy: deps.gateway.trustProxy,
   });
   app.decorate('deps', deps);
   await app.register(errorEnvelope);
   await app.register(zulipParams);
+  await app.register(inputGuard);
   await app.register(rateLimit);
   await app.register(auth);
   app.addHook('onSend', async (request, reply) => {

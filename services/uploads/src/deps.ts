@@ -1,10 +1,12 @@
 import type { Bus } from '@zc/shared/bus';
+import { Directory } from '@zc/shared/directory';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 import { tokenKey, type TokenKey } from './lib/tokens.js';
 import type { UploadsSettings } from './settings.js';
 import type { FileStorage } from './storage/index.js';
 import { attachmentStore, type AttachmentStore } from './store/attachment-store.js';
+import { realmEmojiStore } from './store/realm-emoji-store.js';
 
 /** Everything the uploads service's actions and queries need, built once at start. */
 export interface UploadsDeps {
@@ -12,10 +14,13 @@ export interface UploadsDeps {
   bus: Bus;
   log: Logger;
   store: AttachmentStore;
+  emojiStore: typeof realmEmojiStore;
+  /** This service's copy of the realms and users (schema `uploads`): emoji permissions and event recipients. */
+  directory: Directory;
   storage: FileStorage;
   settings: UploadsSettings;
-  /** One key per token purpose: an upload grant, an internal download, a client's temporary URL. */
-  keys: { upload: TokenKey; download: TokenKey; temporary: TokenKey };
+  /** One key per token purpose: an upload grant, an internal download, a client's temporary URL, an emoji upload, an emoji image. */
+  keys: { upload: TokenKey; download: TokenKey; temporary: TokenKey; emojiUpload: TokenKey; emojiImage: TokenKey };
   /** Base URL of this replica's internal HTTP listener (set once it listens). */
   internalUrl: string;
   /** Seconds since the epoch; tests may fix it. */
@@ -30,7 +35,15 @@ export function makeDeps(p: { pool: Pool; bus: Bus; log: Logger; storage: FileSt
     storage: p.storage,
     settings: p.settings,
     store: attachmentStore,
-    keys: { upload: tokenKey(p.secretKey, 'upload'), download: tokenKey(p.secretKey, 'download'), temporary: tokenKey(p.secretKey, 'temporary') },
+    emojiStore: realmEmojiStore,
+    directory: new Directory({ schema: 'uploads', pool: p.pool, bus: p.bus }),
+    keys: {
+      upload: tokenKey(p.secretKey, 'upload'),
+      download: tokenKey(p.secretKey, 'download'),
+      temporary: tokenKey(p.secretKey, 'temporary'),
+      emojiUpload: tokenKey(p.secretKey, 'emoji-upload'),
+      emojiImage: tokenKey(p.secretKey, 'emoji-image'),
+    },
     internalUrl: '',
     now: p.now ?? (() => Date.now() / 1000),
   };

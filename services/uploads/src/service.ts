@@ -4,6 +4,7 @@
  * listener (http/internal-server.ts) to and from the storage backend (storage/).
  */
 import { fileURLToPath } from 'node:url';
+import { DIRECTORY_MIGRATIONS } from '@zc/shared/directory';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { doSweepUnclaimed } from './actions/attachments.js';
 import { makeDeps } from './deps.js';
@@ -21,9 +22,10 @@ export function uploadsService(overrides: Partial<UploadsSettings> = {}): Servic
   return {
     name: 'uploads',
     migrationsDir: MIGRATIONS_DIR,
+    migrationLibraries: [DIRECTORY_MIGRATIONS],
     usesRedis: false,
     async start(ctx) {
-      const settings = { ...loadUploadsSettings(), ...overrides };
+      const settings = { ...loadUploadsSettings(ctx.config), ...overrides };
       const storage = createStorage(settings.storage);
       const deps = makeDeps({ pool: ctx.pool, bus: ctx.bus, log: ctx.log, storage, settings, secretKey: ctx.config.secretKey });
       const server = await startInternalServer(deps, settings.httpPort, settings.httpHost, settings.advertiseUrl);

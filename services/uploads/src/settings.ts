@@ -20,10 +20,16 @@ export type StorageSettings =
     };
 
 export interface UploadsSettings {
-  /** Zulip's MAX_FILE_UPLOAD_SIZE (the realm's max_file_upload_size_mib). */
+  /** Zulip's MAX_FILE_UPLOAD_SIZE, from the shared config (ZC_MAX_FILE_UPLOAD_SIZE_MIB), which /register announces too. */
   maxFileUploadSizeMib: number;
-  /** A realm's total upload space; null: unlimited (Zulip's self-hosted default). */
+  /** A realm's total upload space, from the shared config (ZC_REALM_UPLOAD_QUOTA_MIB); null: unlimited. */
   realmQuotaMib: number | null;
+  /** Zulip's MAX_EMOJI_FILE_SIZE_MIB (5). */
+  maxEmojiFileSizeMib: number;
+  /** Images with more pixels than this (every frame counted) are refused before decoding. */
+  imageMaxPixels: number;
+  /** Seconds one image may take to process. */
+  imageTimeoutSeconds: number;
   /** Port and address of the internal HTTP listener the gateway streams files through; port 0 picks one. */
   httpPort: number;
   httpHost: string;
@@ -52,7 +58,8 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new Error(`${name} must be true or false, got ${JSON.stringify(v)}`);
 }
 
-export function loadUploadsSettings(env: NodeJS.ProcessEnv = process.env): UploadsSettings {
+/** The settings from the environment; the upload size and quota come from the shared config. */
+export function loadUploadsSettings(shared: { maxFileUploadSizeMib: number; realmUploadQuotaMib: number | null }, env: NodeJS.ProcessEnv = process.env): UploadsSettings {
   const backend = env.ZC_UPLOADS_BACKEND || 'local';
   let storage: StorageSettings;
   if (backend === 'local') {
@@ -72,10 +79,12 @@ export function loadUploadsSettings(env: NodeJS.ProcessEnv = process.env): Uploa
   } else {
     throw new Error(`ZC_UPLOADS_BACKEND must be local or s3, got ${JSON.stringify(backend)}`);
   }
-  const quota = env.ZC_REALM_UPLOAD_QUOTA_MIB;
   return {
-    maxFileUploadSizeMib: num(env, 'ZC_MAX_FILE_UPLOAD_SIZE_MIB', 25, 0),
-    realmQuotaMib: quota === undefined || quota === '' ? null : num(env, 'ZC_REALM_UPLOAD_QUOTA_MIB', 0, 0),
+    maxFileUploadSizeMib: shared.maxFileUploadSizeMib,
+    realmQuotaMib: shared.realmUploadQuotaMib,
+    maxEmojiFileSizeMib: num(env, 'ZC_MAX_EMOJI_FILE_SIZE_MIB', 5, 0),
+    imageMaxPixels: num(env, 'ZC_IMAGE_MAX_PIXELS', 25_000_000, 1),
+    imageTimeoutSeconds: num(env, 'ZC_IMAGE_TIMEOUT_SECONDS', 10, 1),
     httpPort: num(env, 'ZC_UPLOADS_HTTP_PORT', 0, 0),
     httpHost: env.ZC_UPLOADS_HTTP_HOST || '127.0.0.1',
     advertiseUrl: env.ZC_UPLOADS_ADVERTISE_URL || undefined,

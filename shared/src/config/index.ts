@@ -25,6 +25,13 @@ export interface SharedConfig {
   logLevel: string;
   instance: string;
   dbPoolSize: number;
+  /**
+   * Largest file a user may upload (Zulip's MAX_FILE_UPLOAD_SIZE): the uploads service
+   * enforces it and /register announces it as `max_file_upload_size_mib`, so they agree.
+   */
+  maxFileUploadSizeMib: number;
+  /** A realm's total upload space (`realm_upload_quota_mib`); null: unlimited (Zulip's self-hosted default). */
+  realmUploadQuotaMib: number | null;
 }
 
 function num(name: string, fallback: number): number {
@@ -33,6 +40,11 @@ function num(name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(v)}`);
   return n;
+}
+
+function optionalNum(name: string): number | null {
+  const v = process.env[name];
+  return v === undefined || v === '' ? null : num(name, 0);
 }
 
 function text(name: string, fallback: string): string {
@@ -58,11 +70,15 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}): SharedConfig 
     logLevel: text('LOG_LEVEL', 'info'),
     instance: text('ZC_INSTANCE', `${os.hostname()}-${process.pid}`),
     dbPoolSize: num('ZC_DB_POOL_SIZE', 10),
+    maxFileUploadSizeMib: num('ZC_MAX_FILE_UPLOAD_SIZE_MIB', 25),
+    realmUploadQuotaMib: optionalNum('ZC_REALM_UPLOAD_QUOTA_MIB'),
     ...overrides,
   };
   if (!/^[a-z][a-z0-9_]*$/i.test(cfg.subjectPrefix)) {
     throw new Error('ZC_SUBJECT_PREFIX must be letters, digits and underscores');
   }
+  if (cfg.maxFileUploadSizeMib < 0) throw new Error('ZC_MAX_FILE_UPLOAD_SIZE_MIB must not be negative');
+  if (cfg.realmUploadQuotaMib !== null && cfg.realmUploadQuotaMib < 0) throw new Error('ZC_REALM_UPLOAD_QUOTA_MIB must not be negative');
   if (!/^[0-9a-f]{64}$/i.test(cfg.secretKey)) throw new Error('ZC_SECRET_KEY must be 64 hex digits');
   if (process.env.NODE_ENV === 'production' && cfg.secretKey === DEV_SECRET) {
     throw new Error('ZC_SECRET_KEY must be set in production');

@@ -7,8 +7,8 @@
  * (download), or redirects the client to a signed object-storage URL.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { rpc } from '../bus/contract.js';
-import { Actor } from './common.js';
+import { event, rpc } from '../bus/contract.js';
+import { Actor, RegisterStateReply, RegisterStateRequest } from './common.js';
 
 /** A message that links an attachment, as GET /attachments shows it (times in milliseconds, as Zulip). */
 export const AttachmentMessage = Type.Object({ id: Type.Integer(), date_sent: Type.Integer() });
@@ -32,6 +32,25 @@ export const StreamTarget = Type.Object({
   url: Type.String(),
 });
 export type StreamTarget = Static<typeof StreamTarget>;
+
+/**
+ * A realm's custom emoji as clients see it (GET /realm/emoji, /register's `realm_emoji`, the
+ * `realm_emoji` event). `id` is a string, as Zulip sends it (it is also a realm_emoji
+ * reaction's emoji_code); URLs are relative to the realm's URL.
+ */
+export const RealmEmoji = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    source_url: Type.String(),
+    /** A still first frame of an animated emoji; null for still images. */
+    still_url: Type.Union([Type.String(), Type.Null()]),
+    deactivated: Type.Boolean(),
+    author_id: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+export type RealmEmoji = Static<typeof RealmEmoji>;
 
 export const uploads = {
   /**
@@ -70,4 +89,57 @@ export const uploads = {
     request: Type.Object({ actor: Actor, attachment_id: Type.Integer() }),
     reply: Type.Object({}),
   }),
+  /**
+   * POST /realm/emoji/{emoji_name}, before any byte is read: the name rules, the realm's
+   * add-custom-emoji policy, a name already taken and the declared length are checked; the
+   * answer names the replica to stream the image to (its token carries the name).
+   */
+  beginEmojiUpload: rpc('uploads.v1.begin_emoji_upload', {
+    request: Type.Object({
+      actor: Actor,
+      emoji_name: Type.String(),
+      content_length: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+      /** Whether the body is multipart at all (a body of another kind holds no file). */
+      multipart: Type.Boolean(),
+    }),
+    reply: StreamTarget,
+  }),
+  /** DELETE /realm/emoji/{emoji_name}: deactivates it (administrators, or the emoji's author). */
+  deactivateEmoji: rpc('uploads.v1.deactivate_emoji', {
+    request: Type.Object({ actor: Actor, emoji_name: Type.String() }),
+    reply: Type.Object({}),
+  }),
+  /** GET /realm/emoji: every custom emoji of the actor's realm, deactivated ones included, by id. */
+  listEmoji: rpc('uploads.v1.list_emoji', {
+    request: Type.Object({ actor: Actor }),
+    reply: Type.Object({ emoji: Type.Record(Type.String(), RealmEmoji) }),
+  }),
+  /**
+   * The owner's answer about some of a realm's emoji, for services whose read model may lag
+   * (messages: rendering `:name:`, realm_emoji reactions): every emoji, active or not, with
+   * one of these names or ids.
+   */
+  findEmoji: rpc('uploads.v1.find_emoji', {
+    request: Type.Object({
+      realm_id: Type.Integer(),
+      names: Type.Array(Type.String(), { maxItems: 100 }),
+      ids: Type.Array(Type.String(), { maxItems: 100 }),
+    }),
+    reply: Type.Object({ emoji: Type.Array(RealmEmoji) }),
+  }),
+  /** GET /user_avatars/{realm_id}/emoji/images/{file}: emoji images are public, as Zulip serves them. */
+  openEmojiImage: rpc('uploads.v1.open_emoji_image', {
+    request: Type.Object({ realm_id: Type.Integer(), file: Type.String() }),
+    reply: StreamTarget,
+  }),
+  /** /register's `realm_emoji`, read in one snapshot. */
+  registerState: rpc('uploads.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+} as const;
+
+/** A realm emoji was added or deactivated (the whole emoji; an id's name and image never change). */
+export const RealmEmojiChanged = Type.Object({ realm_id: Type.Integer(), emoji: RealmEmoji });
+export type RealmEmojiChanged = Static<typeof RealmEmojiChanged>;
+
+export const uploadsEvents = {
+  realmEmojiChanged: event('uploads.evt.v1.realm_emoji.changed', RealmEmojiChanged),
 } as const;

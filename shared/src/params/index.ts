@@ -8,6 +8,9 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AppError, requestVariableMissing } from '../errors/index.js';
+import { checkWellFormedValue } from './well-formed.js';
+
+export { MAX_PARAM_DEPTH, checkWellFormedText, checkWellFormedValue } from './well-formed.js';
 
 export type RawParams = Record<string, unknown>;
 
@@ -23,13 +26,18 @@ export type ParamValues<S extends Record<string, Param<unknown>>> = { [K in keyo
 
 const invalid = (msg: string, name: string) => new AppError('BAD_REQUEST', msg, 400, { var_name: name });
 
+/** JSON text of a field, decoded; what it decodes to passes the same checks as any parameter. */
 function jsonDecode(raw: unknown, name: string): unknown {
-  if (typeof raw !== 'string') return raw;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw invalid(`Argument "${name}" is not valid JSON.`, name);
+  let v: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      throw invalid(`Argument "${name}" is not valid JSON.`, name);
+    }
   }
+  checkWellFormedValue(v, name);
+  return v;
 }
 
 function make<T>(decode: (raw: unknown, name: string) => T): ParamBuilder<T> {

@@ -109,6 +109,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
       return;
     }
+    case 'realm_emoji':
+      // The event carries the realm's whole set (Zulip's realm_emoji update).
+      if ('realm_emoji' in state) state.realm_emoji = e.realm_emoji;
+      return;
     case 'drafts': {
       // Strict: an event applied twice, or one whose predecessor was lost, is an error here.
       const drafts = state.drafts as Json[];

@@ -43,7 +43,7 @@ function filesUnder(dir: string): string[] {
 t.test('uploads', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-uploads-e2e-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const sys = await startSystem(t, { uploads: { storage: { kind: 'local', dir }, maxFileUploadSizeMib: 1 } });
+  const sys = await startSystem(t, { uploads: { storage: { kind: 'local', dir } }, config: { maxFileUploadSizeMib: 1 } });
   const { hamlet, othello, polonius, desdemona } = sys.people;
   const w = new MessagesWorld(sys);
   t.teardown(() => w.close());
@@ -278,6 +278,8 @@ t.test('uploads', async (t) => {
     r = await post(big.body, big.contentType);
     t.equal(r.status, 400, 'one byte over the limit');
     t.same(r.json, { result: 'error', msg: 'Uploaded file is larger than the allowed limit of 1 MiB', code: 'BAD_REQUEST' });
+    const announced = await sys.client(hamlet).post('/register', { fetch_event_types: ['realm'] });
+    t.equal(announced.body.max_file_upload_size_mib, 1, '/register announces the limit that is enforced');
 
     const cut = multipart([{ filename: 'cut.txt', data: Buffer.alloc(200_000, 1) }]);
     r = await post(cut.body.subarray(0, cut.body.length - 100_000), cut.contentType);

@@ -140,6 +140,13 @@ false
   value: {{ $root.Values.config.logLevel | default "info" | quote }}
 - name: ZC_DB_POOL_SIZE
   value: {{ $root.Values.config.dbPoolSize | default 10 | quote }}
+{{- /* Upload limits: enforced by the uploads service, announced by the users service in /register. */}}
+- name: ZC_MAX_FILE_UPLOAD_SIZE_MIB
+  value: {{ $root.Values.uploads.maxFileUploadSizeMib | default 25 | quote }}
+{{- if gt (int $root.Values.uploads.realmQuotaMib) 0 }}
+- name: ZC_REALM_UPLOAD_QUOTA_MIB
+  value: {{ $root.Values.uploads.realmQuotaMib | quote }}
+{{- end }}
 {{- with $root.Values.config.otlpEndpoint }}
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ . | quote }}
@@ -168,12 +175,6 @@ false
   value: "9300"
 - name: ZC_UPLOADS_ADVERTISE_URL
   value: "http://$(POD_IP):9300"
-- name: ZC_MAX_FILE_UPLOAD_SIZE_MIB
-  value: {{ $u.maxFileUploadSizeMib | default 25 | quote }}
-{{- if gt (int $u.realmQuotaMib) 0 }}
-- name: ZC_REALM_UPLOAD_QUOTA_MIB
-  value: {{ $u.realmQuotaMib | quote }}
-{{- end }}
 - name: ZC_UNCLAIMED_UPLOAD_GRACE_DAYS
   value: {{ $u.unclaimedGraceDays | quote }}
 - name: ZC_UPLOADS_BACKEND

@@ -3,7 +3,7 @@
  * which fetch types, and the empty value of every key real clients require, used when no
  * service provides it (yet). An owner adding a type adds it to its `types` here.
  */
-import { drafts, messagesRpc, subscriptionsRpc, users, type RegisterStateReply, type RegisterStateRequest } from '@zc/shared/contracts';
+import { drafts, messagesRpc, subscriptionsRpc, uploads, users, type RegisterStateReply, type RegisterStateRequest } from '@zc/shared/contracts';
 import type { RpcContract } from '@zc/shared/bus';
 
 export interface StateOwner {
@@ -55,6 +55,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
     required: true,
   },
   { service: 'drafts', contract: drafts.registerState, types: ['drafts'], required: true },
+  { service: 'uploads', contract: uploads.registerState, types: ['realm_emoji'], required: true },
 ];
 
 const emptyUnreads = () => ({ count: 0, pms: [], streams: [], huddles: [], mentions: [], old_unreads_missing: false });
@@ -78,8 +79,7 @@ const EMPTY_STATE: Record<string, (fetch: readonly string[]) => Record<string, u
   drafts: () => ({ drafts: [] }),
   alert_words: () => ({ alert_words: [] }),
   muted_users: () => ({ muted_users: [] }),
-  // Empty until their owners serve them (issue 8): presence ({user email or id: {...}}),
-  // realm emoji ({id: {...}}), user groups and user status are the right shapes, with no data.
+  // The right shapes with no data, for a fetch list without their owners' types.
   presence: () => ({ presences: {}, presence_last_update_id: -1, server_timestamp: Date.now() / 1000 }),
   realm_emoji: () => ({ realm_emoji: {} }),
   realm_user_groups: () => ({ realm_user_groups: [] }),

@@ -4,11 +4,12 @@
  * stays flat whatever the file size; only the small JSON answers are read whole.
  */
 import http from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamTarget } from '@zc/shared/contracts';
 import { serviceUnavailable } from '@zc/shared/errors';
 
 /** Headers of a served file passed on to the client. */
-const FILE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'content-security-policy'];
+const FILE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'content-security-policy', 'cache-control'];
 /** Largest JSON answer read from the internal listener. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -29,6 +30,19 @@ function readJson(res: http.IncomingMessage): Promise<unknown> {
       }
     });
     res.on('error', reject);
+  });
+}
+
+/**
+ * In this route context only: multipart bodies are left unread for the route to stream, and an
+ * answer given before the body was read (a refusal) closes the connection rather than reading
+ * up to the whole refused file to keep it alive.
+ */
+export function leaveMultipartUnread(app: FastifyInstance): void {
+  app.removeContentTypeParser('multipart/form-data');
+  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
   });
 }
 
@@ -88,4 +102,10 @@ export async function forwardDownload(reply: FastifyReply, url: string): Promise
     if (v !== undefined) reply.header(h, v);
   }
   return reply.send(res);
+}
+
+/** Answers with a stored file: a redirect to a signed storage URL, or its bytes streamed from an uploads replica. */
+export async function serveFileTarget(reply: FastifyReply, target: StreamTarget): Promise<unknown> {
+  if (target.kind === 'redirect') return reply.redirect(target.url, 302);
+  return forwardDownload(reply, target.url);
 }

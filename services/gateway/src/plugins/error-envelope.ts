@@ -3,7 +3,8 @@
  * content type, malformed body) in the envelope with their status, anything else a 500
  * with no detail. Unknown endpoints answer 404 in the envelope.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { errorBody } from '@zc/shared/envelope';
 import { AppError, asOutage, internalError, isAppError } from '@zc/shared/errors';
@@ -23,6 +24,34 @@ function fromFastifyError(e: FastifyError): AppError | undefined {
     default:
       return new AppError('BAD_REQUEST', 'Bad request', status);
   }
+}
+
+/** Fastify's `frameworkErrors`: a URL the router cannot take (bad percent-escape, segment too long). */
+export function answerFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const e = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? new AppError('BAD_REQUEST', 'URL path segment too long', 414)
+    : new AppError('BAD_REQUEST', 'Malformed URL', 400);
+  void reply.code(e.httpStatus).send(errorBody(e));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request (headers or URL over
+ * its size limit, malformed request line, timeout); no request object exists, so the answer
+ * is written to the socket as Node would, in our envelope.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, e] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', new AppError('BAD_REQUEST', 'Request header fields too large', 431)]
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', new AppError('BAD_REQUEST', 'Request timeout', 408)]
+        : [400, 'Bad Request', new AppError('BAD_REQUEST', 'Bad request', 400)];
+  const body = JSON.stringify(errorBody(e));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 /**

@@ -35,6 +35,8 @@ import realmRoutes from './api/v1/realm/index.js';
 import userUploadsRoutes from './api/v1/user-uploads/index.js';
 import attachmentsRoutes from './api/v1/attachments/index.js';
 import fileDownloadRoutes from './user-uploads/index.js';
+import realmEmojiRoutes from './api/v1/realm/emoji/index.js';
+import userAvatarsRoutes from './user-avatars/index.js';
 import myPresenceRoutes from './api/v1/users/me/presence.js';
 import userPresenceRoutes from './api/v1/users/presence.js';
 import realmPresenceRoutes from './api/v1/realm/presence.js';
@@ -75,6 +77,8 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(userUploadsRoutes, v1('/user_uploads'));
   await app.register(attachmentsRoutes, v1('/attachments'));
   await app.register(fileDownloadRoutes, { prefix: '/user_uploads' });
+  await app.register(realmEmojiRoutes, v1('/realm/emoji'));
+  await app.register(userAvatarsRoutes, { prefix: '/user_avatars' });
   await app.register(myPresenceRoutes, v1('/users/me/presence'));
   await app.register(userPresenceRoutes, v1('/users'));
   await app.register(realmPresenceRoutes, v1('/realm/presence'));

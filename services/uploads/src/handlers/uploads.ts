@@ -2,9 +2,11 @@
 import type { Bus } from '@zc/shared/bus';
 import { uploads } from '@zc/shared/contracts';
 import { doRemoveAttachment } from '../actions/attachments.js';
+import { checkBeginEmojiUpload, checkDeactivateRealmEmoji } from '../actions/realm-emoji.js';
 import { checkBeginUpload } from '../actions/uploads.js';
 import type { UploadsDeps } from '../deps.js';
 import { accessFile, downloadTarget, getTemporaryUrl, listAttachments, openTemporary } from '../queries/attachments.js';
+import { emojiImageTarget, findRealmEmoji, getRegisterState, listRealmEmoji } from '../queries/realm-emoji.js';
 
 export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
   bus.serve(uploads.beginUpload, (r) => checkBeginUpload(deps, r.actor, r.content_length));
@@ -16,4 +18,13 @@ export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
     await doRemoveAttachment(deps, r.actor, r.attachment_id);
     return {};
   });
+  bus.serve(uploads.beginEmojiUpload, (r) => checkBeginEmojiUpload(deps, r.actor, r.emoji_name, r.content_length, r.multipart));
+  bus.serve(uploads.deactivateEmoji, async (r) => {
+    await checkDeactivateRealmEmoji(deps, r.actor, r.emoji_name);
+    return {};
+  });
+  bus.serve(uploads.listEmoji, (r) => listRealmEmoji(deps, r.actor));
+  bus.serve(uploads.findEmoji, (r) => findRealmEmoji(deps, r.realm_id, r.names, r.ids));
+  bus.serve(uploads.openEmojiImage, (r) => emojiImageTarget(deps, r.realm_id, r.file));
+  bus.serve(uploads.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
 }

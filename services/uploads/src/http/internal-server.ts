@@ -10,6 +10,7 @@ import { errorBody, success } from '@zc/shared/envelope';
 import { internalError, isAppError } from '@zc/shared/errors';
 import type { UploadsDeps } from '../deps.js';
 import { sendFile } from './download-endpoint.js';
+import { receiveEmoji, sendEmojiImage } from './emoji-endpoints.js';
 import { receiveUpload } from './upload-endpoint.js';
 
 export interface InternalServer {
@@ -39,6 +40,13 @@ export async function startInternalServer(deps: UploadsDeps, port: number, host:
       );
     } else if (req.method === 'GET' && url.pathname === '/v1/file') {
       sendFile(deps, res, token).catch((e: unknown) => answerError(deps, res, e));
+    } else if (req.method === 'POST' && url.pathname === '/v1/emoji') {
+      receiveEmoji(deps, req, token).then(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(success({}))),
+        (e: unknown) => answerError(deps, res, e),
+      );
+    } else if (req.method === 'GET' && url.pathname === '/v1/emoji-image') {
+      sendEmojiImage(deps, res, token).catch((e: unknown) => answerError(deps, res, e));
     } else {
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"result":"error","msg":"Not found","code":"BAD_REQUEST"}');
     }

@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Draft } from '../drafts.js';
-import { Attachment } from '../uploads.js';
+import { Attachment, RealmEmoji } from '../uploads.js';
 import { CORE_EVENT_SCHEMAS } from './core.js';
 import { USER_GROUP_EVENT_SCHEMAS } from './user-groups.js';
 import { PEOPLE_EVENT_SCHEMAS } from './people.js';
@@ -92,6 +92,9 @@ export const AttachmentRemoveEvent = Type.Object(
   strict,
 );
 
+/** The realm's custom emoji changed: the whole set, deactivated ones included, keyed by id (to every active user). */
+export const RealmEmojiUpdateEvent = Type.Object({ ...base('realm_emoji'), op: Type.Literal('update'), realm_emoji: Type.Record(Type.String(), RealmEmoji) }, strict);
+
 export type DraftsAddEvent = Static<typeof DraftsAddEvent>;
 export type DraftsUpdateEvent = Static<typeof DraftsUpdateEvent>;
 export type DraftsRemoveEvent = Static<typeof DraftsRemoveEvent>;
@@ -124,6 +127,7 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'attachment/add': AttachmentAddEvent,
   'attachment/update': AttachmentUpdateEvent,
   'attachment/remove': AttachmentRemoveEvent,
+  'realm_emoji/update': RealmEmojiUpdateEvent,
 };
 
 /** The schema for an event, if one is declared (`type/op` first, then `type`). */

@@ -1,11 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { uploads, type StreamTarget } from '@zc/shared/contracts';
-import { forwardDownload } from '../../lib/file-streams.js';
-
-async function serve(reply: FastifyReply, target: StreamTarget): Promise<unknown> {
-  if (target.kind === 'redirect') return reply.redirect(target.url, 302);
-  return forwardDownload(reply, target.url);
-}
+import type { FastifyInstance } from 'fastify';
+import { uploads } from '@zc/shared/contracts';
+import { serveFileTarget as serve } from '../../lib/file-streams.js';
 
 /**
  * /user_uploads/{realm_id}/{path} (outside /api/v1, as the `uri` of an upload names it):

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { uploads } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
-import { forwardUpload } from '../../../../lib/file-streams.js';
+import { forwardUpload, leaveMultipartUnread } from '../../../../lib/file-streams.js';
 
 /**
  * /api/v1/user_uploads: POST uploads one file (multipart, any field name; Zulip's `uri`
@@ -12,14 +12,7 @@ import { forwardUpload } from '../../../../lib/file-streams.js';
  */
 export default async function userUploadsRoutes(app: FastifyInstance) {
   const { bus } = app.deps;
-  // This context only: leave multipart bodies unread for the route to stream.
-  app.removeContentTypeParser('multipart/form-data');
-  app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
-  // An answer given before the body was read (a refusal) closes the connection rather than
-  // reading up to the whole refused file to keep it alive.
-  app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
-  });
+  leaveMultipartUnread(app);
 
   app.post('/', async (request, reply) => {
     if (!/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) throw badRequest('You must specify a file to upload');
