@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { Bus, currentDeadline, rpc } from '../src/bus/index.js';
+import { Bus, currentDeadline, event, rpc } from '../src/bus/index.js';
 import { AppError } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { testEnv } from '../src/testing/index.js';
@@ -89,4 +89,45 @@ t.test('bus request/reply limits', async (t) => {
     t.equal(handled, count, 'its handler never ran');
     t.equal(currentDeadline(), undefined, 'no deadline outside a handler');
   });
+});
+
+const counted = event('bustest.evt.counted', Type.Object({ n: Type.Integer() }));
+
+t.test('consumeBatched hands over every waiting event at once, and retries a failed batch one event at a time', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'bus-test', level: 'silent' });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'bus-batch-test', log, defaultTimeoutMs: 5000 });
+  t.teardown(() => bus.close());
+  await bus.ensureStream('bustest');
+  // Published before the consumer exists: they are all waiting when it starts.
+  for (let n = 1; n <= 20; n++) await bus.publish(counted, { n }, { msgId: `b-${n}` });
+  const batches: number[][] = [];
+  let failOnce = true;
+  await bus.consumeBatched([counted], { durable: 'batch-test', batch: 8 }, async (events) => {
+    const ns = events.map(([, payload]) => payload.n);
+    batches.push(ns);
+    // The first batch holding 13 fails: its events come again, one per call.
+    if (failOnce && ns.includes(13) && ns.length > 1) {
+      failOnce = false;
+      throw new Error('boom');
+    }
+  });
+  const deadline = Date.now() + 10_000;
+  const seen = () => batches.filter((b) => b.length === 1 || !b.includes(13)).flat();
+  while (new Set(seen()).size < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  t.same([...new Set(seen())].sort((a, b) => a - b), Array.from({ length: 20 }, (_, i) => i + 1), 'every event handled');
+  t.ok(batches.some((b) => b.length > 1), `several events per call (${batches.map((b) => b.length).join(',')})`);
+  t.ok(batches.every((b) => b.length <= 8), 'never more than the batch size');
+  t.same(seen(), [...seen()].sort((a, b) => a - b), 'in stream order');
+  const failed = batches.find((b) => b.includes(13) && b.length > 1) ?? [];
+  t.ok(failed.every((n) => batches.some((b) => b.length === 1 && b[0] === n)), 'the failed batch went again one event at a time');
+
+  // Acknowledged: a new consumer session of the same durable gets nothing again.
+  const again: number[] = [];
+  const bus2 = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'bus-batch-test-2', log, defaultTimeoutMs: 5000 });
+  t.teardown(() => bus2.close());
+  await bus.close();
+  await bus2.consumeBatched([counted], { durable: 'batch-test' }, async (events) => void again.push(...events.map(([, p]) => p.n)));
+  await new Promise((r) => setTimeout(r, 500));
+  t.same(again, [], 'nothing redelivered after the acknowledgements');
 });

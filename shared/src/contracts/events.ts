@@ -81,8 +81,13 @@ export const GetEventsRequest = Type.Object({
 });
 export type GetEventsRequest = Static<typeof GetEventsRequest>;
 
-/** `queue_id` is present when the reply ends a parked poll (Zulip's shape). */
-export const GetEventsReply = Type.Object({ events: Type.Array(JsonObject), queue_id: Type.Optional(Type.String()) });
+/**
+ * `events_json`: the JSON text of the reply's `events` array, each event with its `id`, kept
+ * as text from the queue store to the client's response (never parsed or re-serialised on the
+ * way: that was most of the events service's and the gateway's work per delivery).
+ * `queue_id` is present when the reply ends a parked poll (Zulip's shape).
+ */
+export const GetEventsReply = Type.Object({ events_json: Type.String(), queue_id: Type.Optional(Type.String()) });
 export type GetEventsReply = Static<typeof GetEventsReply>;
 
 /**

@@ -123,21 +123,42 @@ async function openLiveStream(sys: BenchSystem, o: { members: BenchAccount[]; qu
   };
 }
 
-/** CPU the system used between two readings: total and per service (seconds). */
-function cpuMeter(ctx: BenchContext) {
+interface CpuUsed {
+  /** CPU seconds of every service process over the run. */
+  seconds?: number;
+  /** The same less what the system burns idle (timers, pings) over as long: the work the load caused. */
+  netSeconds?: number;
+  byService: Record<string, number>;
+}
+
+/**
+ * CPU the system used between two readings: total, net of its idle rate (measured over
+ * `idleMs` first, with every poll parked), and per service (seconds). On a loaded machine a
+ * run stretches, and the idle share of its CPU with it; the net figure does not.
+ */
+async function cpuMeter(ctx: BenchContext, idleMs = 2000): Promise<() => CpuUsed> {
+  const i0 = ctx.cpuSeconds?.();
+  const w0 = performance.now();
+  await sleep(idleMs);
+  const i1 = ctx.cpuSeconds?.();
+  const idleRate = i0 !== undefined && i1 !== undefined ? (i1 - i0) / ((performance.now() - w0) / 1000) : undefined;
   const total0 = ctx.cpuSeconds?.();
   const by0 = ctx.cpuSecondsByService?.() ?? {};
+  const t0 = performance.now();
   return () => {
     const total1 = ctx.cpuSeconds?.();
     const by1 = ctx.cpuSecondsByService?.() ?? {};
     const byService = Object.fromEntries(Object.entries(by1).map(([k, v]) => [k, round(v - (by0[k] ?? 0))]));
-    return { seconds: total0 !== undefined && total1 !== undefined ? total1 - total0 : undefined, byService };
+    const seconds = total0 !== undefined && total1 !== undefined ? total1 - total0 : undefined;
+    const netSeconds = seconds !== undefined && idleRate !== undefined ? Math.max(0, seconds - (idleRate * (performance.now() - t0)) / 1000) : undefined;
+    return { ...(seconds !== undefined ? { seconds } : {}), ...(netSeconds !== undefined ? { netSeconds } : {}), byService };
   };
 }
 
-function cpuHeadlines(cpu: { seconds?: number; byService: Record<string, number> }, deliveries: number): { headlines: Headline[]; perDeliveryMs?: number; byServiceUs: Record<string, number> } {
+function cpuHeadlines(cpu: CpuUsed, deliveries: number): { headlines: Headline[]; perDeliveryMs?: number; netPerDeliveryMs?: number; byServiceUs: Record<string, number> } {
   if (cpu.seconds === undefined || deliveries === 0) return { headlines: [], byServiceUs: {} };
   const perDeliveryMs = (cpu.seconds * 1000) / deliveries;
+  const netPerDeliveryMs = cpu.netSeconds !== undefined ? (cpu.netSeconds * 1000) / deliveries : undefined;
   const byServiceUs = Object.fromEntries(Object.entries(cpu.byService).map(([k, v]) => [k, Math.round((v * 1e6) / deliveries)]));
   const split = Object.entries(byServiceUs)
     .sort((a, b) => b[1] - a[1])
@@ -145,9 +166,11 @@ function cpuHeadlines(cpu: { seconds?: number; byService: Record<string, number>
     .join(', ');
   return {
     perDeliveryMs,
+    ...(netPerDeliveryMs !== undefined ? { netPerDeliveryMs } : {}),
     byServiceUs,
     headlines: [
       { label: 'system CPU per delivered event', value: round(perDeliveryMs, 3), unit: 'ms' },
+      ...(netPerDeliveryMs !== undefined ? [{ label: 'system CPU per delivered event, less the idle rate', value: round(netPerDeliveryMs, 3), unit: 'ms' }] : []),
       ...(split ? [{ label: `  by service (µs/delivery): ${split}`, value: round(cpu.seconds, 1), unit: 'cpu s total' }] : []),
     ],
   };
@@ -279,7 +302,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const expected = n * live.queues;
   const startedAt = new Map<number, number>();
   const failures: Record<string, number> = {};
-  const meter = cpuMeter(ctx);
+  const meter = await cpuMeter(ctx);
   const t0 = performance.now();
   const sends: Array<Promise<void>> = [];
   for (let i = 0; i < n; i++) {
@@ -342,6 +365,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       send_failures: failures,
       cpu_seconds: cpu.seconds,
       cpu_ms_per_delivery: c.perDeliveryMs,
+      cpu_ms_per_delivery_net_of_idle: c.netPerDeliveryMs,
       cpu_us_per_delivery_by_service: c.byServiceUs,
       ejabberd: peer.peer ?? { skipped: peer.skipped },
     },
@@ -376,7 +400,7 @@ const tenThousand = defineScenario({
     const ack = new LatencyHistogram();
     const served = new LatencyHistogram();
     let lost = 0;
-    const meter = cpuMeter(ctx);
+    const meter = await cpuMeter(ctx);
     for (let i = 0; i < n; i++) {
       const before = live.delivered();
       const t0 = performance.now();

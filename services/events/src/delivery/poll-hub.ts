@@ -24,6 +24,18 @@ const MAX_REPLY_BYTES = 512 * 1024;
 /** A heartbeat is sent this long before the caller's deadline, so it reaches the caller in time. */
 const HEARTBEAT_BEFORE_DEADLINE_MS = 1_000;
 
+/**
+ * An event's JSON text (an object, as the appender stored it) with the queue's event id put
+ * first, without parsing it: `{"id":7,"type":"message",…}`. The client's parser sees the
+ * same object `{id, ...event}` built, at a fraction of the cost.
+ */
+export function withId(id: number, json: string): string {
+  return json.length > 2 ? `{"id":${id},${json.slice(1)}` : `{"id":${id}}`;
+}
+
+const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
+const noEvents = (queueId: string): GetEventsReply => ({ events_json: '[]', queue_id: queueId });
+
 interface Parked {
   queueId: string;
   userId: number;
@@ -61,7 +73,7 @@ export class PollHub {
       }
       if (b.supplant) {
         const p = this.parked.get(b.supplant.queue_id);
-        if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, { events: [], queue_id: p.queueId });
+        if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, noEvents(p.queueId));
       }
     });
   }
@@ -81,7 +93,7 @@ export class PollHub {
   stop(): void {
     this.stopping = true;
     for (const p of [...this.parked.values()]) {
-      this.finish(p, { events: [], queue_id: p.queueId });
+      this.finish(p, noEvents(p.queueId));
       this.deps.store.release(p.queueId, Date.now(), p.generation).catch((err) => this.deps.log.warn({ err }, 'queue release failed'));
     }
     this.stopListening?.();
@@ -91,7 +103,7 @@ export class PollHub {
   async getEvents(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
     if (r.dont_block || this.stopping) {
       const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack' }));
-      return events.length > 0 || r.dont_block ? { events } : { events: [], queue_id: r.queue_id };
+      return events.length > 0 || r.dont_block ? { events_json: eventsJson(events) } : noEvents(r.queue_id);
     }
     return this.park(r, deadline);
   }
@@ -100,8 +112,8 @@ export class PollHub {
     return this.deps.store.poll(queueId, userId, lastEventId, { max: MAX_EVENTS_PER_REPLY, ...o });
   }
 
-  /** The client events of a poll result; errors for everything but events. */
-  private eventsOf(queueId: string, r: PollResult): Array<Record<string, unknown>> {
+  /** The client events of a poll result, as JSON text each; errors for everything but events. */
+  private eventsOf(queueId: string, r: PollResult): string[] {
     switch (r.status) {
       case 'gone':
       case 'overflowed':
@@ -113,12 +125,12 @@ export class PollHub {
       case 'parked':
         return [];
     }
-    const out: Array<Record<string, unknown>> = [];
+    const out: string[] = [];
     let bytes = 0;
     for (const e of r.events) {
       bytes += e.json.length;
       if (out.length > 0 && bytes > MAX_REPLY_BYTES) break;
-      out.push({ id: e.id, ...(JSON.parse(e.json) as Record<string, unknown>) });
+      out.push(withId(e.id, e.json));
     }
     return out;
   }
@@ -146,7 +158,7 @@ export class PollHub {
         reject,
       };
       const older = this.parked.get(p.queueId);
-      if (older) this.finish(older, { events: [], queue_id: older.queueId });
+      if (older) this.finish(older, noEvents(older.queueId));
       this.parked.set(p.queueId, p);
       void (async () => {
         const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
@@ -159,7 +171,7 @@ export class PollHub {
         if (res.status !== 'parked') {
           // Events were waiting: an immediate answer, without queue_id (Zulip's shape).
           const events = this.eventsOf(p.queueId, res);
-          this.finish(p, { events });
+          this.finish(p, { events_json: eventsJson(events) });
           return;
         }
         if (p.done) return;
@@ -200,7 +212,7 @@ export class PollHub {
           await this.assertCurrentEpoch(p.queueId, res);
           const events = this.eventsOf(p.queueId, res);
           if (events.length > 0) {
-            this.finish(p, { events, queue_id: p.queueId });
+            this.finish(p, { events_json: eventsJson(events), queue_id: p.queueId });
             return;
           }
         } while (p.wokenWhileReading && !p.done);

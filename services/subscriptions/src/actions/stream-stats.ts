@@ -14,11 +14,12 @@ const DAY_MS = 24 * 3600 * 1000;
 
 let lastPrunedDay = '';
 
-export async function recordMessageSent(deps: SubscriptionsDeps, m: MessageSent): Promise<void> {
-  const streamId = m.stream_id;
-  if (streamId === null) return;
-  // A stream this service does not know (another realm's id, or deleted) gets no statistics.
-  await streamStatsStore.recordMessage(deps.pool, m.realm_id, streamId, m.message_id, isoDay(new Date(m.timestamp * 1000)));
+/** Counts the messages of a batch of message.sent events (direct messages have no stream). */
+export async function recordMessagesSent(deps: SubscriptionsDeps, sent: readonly MessageSent[]): Promise<void> {
+  const inStreams = sent.flatMap((m) =>
+    m.stream_id === null ? [] : [{ realmId: m.realm_id, streamId: m.stream_id, messageId: m.message_id, day: isoDay(new Date(m.timestamp * 1000)) }],
+  );
+  await streamStatsStore.recordMessages(deps.pool, inStreams);
   const today = isoDay();
   if (today !== lastPrunedDay) {
     lastPrunedDay = today;
@@ -33,13 +34,25 @@ export async function recordMessagesMoved(deps: SubscriptionsDeps, m: MessagesMo
 /** The messages service's events the statistics follow. */
 export const STREAM_STATS_EVENTS = [messagesEvents.messageSent, messagesEvents.messagesMoved] as const;
 
-export async function applyStreamStatsEvent(deps: SubscriptionsDeps, ...[subject, payload]: DeliveredArgs<typeof STREAM_STATS_EVENTS, EventMeta>): Promise<void> {
-  switch (subject) {
-    case messagesEvents.messageSent.subject:
-      return recordMessageSent(deps, payload);
-    case messagesEvents.messagesMoved.subject:
-      return recordMessagesMoved(deps, payload);
-    default:
-      return undefined;
+/**
+ * A batch of the consumer's events, in order: each run of message.sent events is counted in
+ * one statement, and a move is applied where it falls between them.
+ */
+export async function applyStreamStatsEvents(deps: SubscriptionsDeps, events: ReadonlyArray<DeliveredArgs<typeof STREAM_STATS_EVENTS, EventMeta>>): Promise<void> {
+  let run: MessageSent[] = [];
+  for (const e of events) {
+    switch (e[0]) {
+      case messagesEvents.messageSent.subject:
+        run.push(e[1]);
+        break;
+      case messagesEvents.messagesMoved.subject:
+        if (run.length > 0) await recordMessagesSent(deps, run);
+        run = [];
+        await recordMessagesMoved(deps, e[1]);
+        break;
+      default:
+        break;
+    }
   }
+  if (run.length > 0) await recordMessagesSent(deps, run);
 }

@@ -10,26 +10,40 @@ export interface StreamStats {
 export const TRAFFIC_WINDOW_DAYS = 28;
 
 export const streamStatsStore = {
-  /**
-   * Counts one message of a stream of `realmId`, in one statement (it runs once per message
-   * sent, so round trips matter); a stream this service does not know is left alone. A
-   * message counted before (a redelivered event) is not counted again; the first message id
-   * only ever decreases here, so a replay cannot move it either.
-   */
+  /** Counts one message (see recordMessages). */
   async recordMessage(q: Queryable, realmId: number, streamId: number, messageId: number, day: string): Promise<void> {
+    await this.recordMessages(q, [{ realmId, streamId, messageId, day }]);
+  },
+  /**
+   * Counts a batch of messages (several streams, realms and days) in one statement: under
+   * load one round trip and one commit serve every message.sent event waiting, instead of
+   * one each; streams this service does not know are left alone. A message counted before
+   * (a redelivered event) is not counted again; the first message id only ever decreases
+   * here, so a replay cannot move it either.
+   */
+  async recordMessages(q: Queryable, sent: ReadonlyArray<{ realmId: number; streamId: number; messageId: number; day: string }>): Promise<void> {
+    if (sent.length === 0) return;
     await q.query(
-      `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2),
+      `WITH input AS (
+         SELECT DISTINCT ON (i.message_id) i.stream_id, i.message_id, i.day
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::date[]) AS i(realm_id, stream_id, message_id, day)
+         JOIN subscriptions.stream s ON s.id = i.stream_id AND s.realm_id = i.realm_id
+       ),
+       -- Messages not counted before: a redelivered event finds its message here already.
        fresh AS (
-         INSERT INTO subscriptions.counted_message (message_id, day) SELECT $3, $4::date FROM known
+         INSERT INTO subscriptions.counted_message (message_id, day) SELECT message_id, day FROM input
          ON CONFLICT (message_id) DO NOTHING RETURNING message_id
        ),
+       known AS (SELECT input.* FROM input JOIN fresh USING (message_id)),
        first AS (
-         INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
+         INSERT INTO subscriptions.stream_stats (stream_id, first_message_id)
+         SELECT stream_id, min(message_id) FROM input GROUP BY stream_id
          ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
        )
-       INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count) SELECT id, $4, 1 FROM known WHERE EXISTS (SELECT 1 FROM fresh)
-       ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + 1`,
-      [realmId, streamId, messageId, day],
+       INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count)
+       SELECT stream_id, day, count(*) FROM known GROUP BY stream_id, day
+       ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + EXCLUDED.message_count`,
+      [sent.map((m) => m.realmId), sent.map((m) => m.streamId), sent.map((m) => m.messageId), sent.map((m) => m.day)],
     );
   },
   /**

@@ -93,4 +93,23 @@ t.test('subscriptions stores', async (t) => {
     await streamStatsStore.pruneBefore(pool, '2026-06-02');
     t.same((await streamStatsStore.statsFor(pool, [s.id], '2026-06-30')).get(s.id), { first_message_id: 10, recent_messages: 2 });
   });
+
+  t.test('statistics: a batch of several streams, days and realms is counted in one statement', async (t) => {
+    const a = await streamStore.insert(pool, stream('Batch A'));
+    const b = await streamStore.insert(pool, stream('Batch B'));
+    await streamStatsStore.recordMessages(pool, [
+      { realmId: REALM_ID, streamId: a.id, messageId: 70, day: '2026-06-30' },
+      { realmId: REALM_ID, streamId: b.id, messageId: 71, day: '2026-06-30' },
+      { realmId: REALM_ID, streamId: a.id, messageId: 72, day: '2026-06-30' },
+      { realmId: REALM_ID, streamId: a.id, messageId: 60, day: '2026-06-29' },
+      { realmId: REALM_ID + 1, streamId: b.id, messageId: 1, day: '2026-06-30' },
+      { realmId: REALM_ID, streamId: 424243, messageId: 2, day: '2026-06-30' },
+    ]);
+    await streamStatsStore.recordMessages(pool, [{ realmId: REALM_ID, streamId: a.id, messageId: 73, day: '2026-06-30' }]);
+    await streamStatsStore.recordMessages(pool, []);
+    const stats = await streamStatsStore.statsFor(pool, [a.id, b.id, 424243], '2026-06-30');
+    t.same(stats.get(a.id), { first_message_id: 60, recent_messages: 4 }, 'two days of one stream, the smallest id first');
+    t.same(stats.get(b.id), { first_message_id: 71, recent_messages: 1 }, "another realm's message is not counted");
+    t.same(stats.get(424243), { first_message_id: null, recent_messages: 0 }, 'an unknown stream gets nothing');
+  });
 });

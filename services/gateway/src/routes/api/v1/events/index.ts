@@ -28,12 +28,12 @@ export default async function eventsRoutes(app: FastifyInstance) {
     for (const end of parked) end();
   });
 
-  app.get('/', async (request) => {
+  app.get('/', async (request, response) => {
     const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
     const started = Date.now();
     const poll = bus.request(eventsRpc.get, { actor: request.actor, ...p }, { timeoutMs: pollWindow });
     const reply = await new Promise<GetEventsReply>((resolve, reject) => {
-      const end = () => resolve({ events: [], queue_id: p.queue_id });
+      const end = () => resolve({ events_json: '[]', queue_id: p.queue_id });
       parked.add(end);
       poll
         .then(resolve, (e) => {
@@ -45,7 +45,13 @@ export default async function eventsRoutes(app: FastifyInstance) {
         })
         .finally(() => parked.delete(end));
     });
-    return success(reply);
+    // The events arrive as JSON text and go out as it (see GetEventsReply); only a request
+    // with parameters to report as ignored takes the envelope's object path.
+    if (request.ignoredParams) {
+      return success({ events: JSON.parse(reply.events_json) as unknown[], ...(reply.queue_id !== undefined ? { queue_id: reply.queue_id } : {}) });
+    }
+    const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
+    return response.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":${reply.events_json}${queueId}}`);
   });
 
   app.delete('/', async (request) => {
