@@ -30,7 +30,7 @@ export async function ensureDatabase(databaseUrl) {
   const name = decodeURIComponent(url.pathname.slice(1));
   if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`unsupported database name ${name}`);
   url.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: url.toString() });
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

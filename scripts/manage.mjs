@@ -1,99 +1,233 @@
-// Management CLI: each command prints one JSON object on stdout (README lists them).
+// Management CLI: each command prints one JSON object on stdout; `--help` describes them.
+//   node scripts/manage.mjs --help | <command> --help | <command> [options]
+// It works on the database directly (the outbox carries its events to the bus whenever the
+// services run), so it works whether or not the system is up, but not without PostgreSQL.
 import { parseArgs } from 'node:util';
-import { loadConfig, realmUrl } from '@zc/shared/config';
-import { createPool, runMigrations } from '@zc/shared/db';
-import { createLogger } from '@zc/shared/logging';
-import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
 import { ensureDatabase, ensureSecretKey } from './lib.mjs';
+
+// The service code loads only once the arguments are known good: help and usage errors are instant.
+let users; // @zc/users/manage
+let sharedConfig = { ConfigError: class {} }; // @zc/shared/config
 
 const ROLES = { owner: 100, administrator: 200, moderator: 300, member: 400, guest: 600 };
 
-function fail(msg) {
-  process.stderr.write(`${msg}\n`);
+const realmOpt = { realm: { type: 'string', help: "the realm's subdomain ('' for the root domain's realm)", required: true } };
+const userOpts = { ...realmOpt, email: { type: 'string', help: "the user's email", required: true } };
+
+/** Every command: its options, what it does, and how. */
+const COMMANDS = {
+  'create-realm': {
+    summary: 'Create a realm and its owner; prints the owner\'s API key',
+    options: {
+      name: { type: 'string', help: 'organization name', required: true },
+      subdomain: { type: 'string', help: "subdomain ('' serves the root domain)", required: true },
+      'owner-email': { type: 'string', help: "owner's email", required: true },
+      'owner-password': { type: 'string', help: "owner's password", required: true },
+      'owner-name': { type: 'string', help: "owner's full name", required: true },
+    },
+    async run(ctx, a) {
+      const r = await users.doCreateRealm(ctx.deps, { name: a.name, subdomain: a.subdomain, owner: { email: a['owner-email'], password: a['owner-password'], full_name: a['owner-name'] } });
+      return { realm_id: r.realm.id, subdomain: r.realm.subdomain, realm_url: sharedConfig.realmUrl(ctx.config, r.realm.subdomain), user_id: r.owner.id, email: r.owner.delivery_email, api_key: r.apiKey };
+    },
+  },
+  'create-user': {
+    summary: 'Create a user (or a bot); prints the API key',
+    options: {
+      ...userOpts,
+      password: { type: 'string', help: 'password', required: true },
+      'full-name': { type: 'string', help: 'full name', required: true },
+      role: { type: 'string', help: `one of ${Object.keys(ROLES).join(', ')} (default member)` },
+      bot: { type: 'boolean', help: 'create a generic bot' },
+      'can-create-users': { type: 'boolean', help: 'may create users through the API' },
+    },
+    async run(ctx, a) {
+      const realm = await ctx.realm(a.realm);
+      const { user, apiKey } = await users.doCreateUser(ctx.deps, realm, {
+        email: a.email, password: a.password, full_name: a['full-name'], role: role(a.role ?? 'member'), is_bot: a.bot ?? false, can_create_users: a['can-create-users'] ?? false,
+      });
+      return { user_id: user.id, email: user.delivery_email, api_key: apiKey };
+    },
+  },
+  grant: {
+    summary: 'Grant a server permission (e.g. can_create_users)',
+    options: { ...userOpts, permission: { type: 'string', help: 'the permission', required: true } },
+    async run(ctx, a) {
+      const user = await users.doGrant(ctx.deps, await ctx.realm(a.realm), a.email, a.permission);
+      return { user_id: user.id };
+    },
+  },
+  'list-realms': {
+    summary: 'List realms with their active user counts',
+    options: {},
+    async run(ctx) {
+      return { realms: await users.listRealms(ctx.pool) };
+    },
+  },
+  'list-users': {
+    summary: "List a realm's users and bots",
+    options: realmOpt,
+    async run(ctx, a) {
+      return { users: await users.listUsers(ctx.pool, (await ctx.realm(a.realm)).id) };
+    },
+  },
+  'deactivate-user': {
+    summary: 'Deactivate a user: sessions and API key stop working at once',
+    options: userOpts,
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      const changed = await users.doDeactivateUser(ctx.deps, realm.id, user.id);
+      return { user_id: user.id, changed };
+    },
+  },
+  'reactivate-user': {
+    summary: 'Reactivate a deactivated user',
+    options: userOpts,
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      await users.checkReactivateUser(ctx.deps, await users.ownerActor(ctx.pool, realm), user.id);
+      return { user_id: user.id };
+    },
+  },
+  'change-role': {
+    summary: "Change a user's role (the realm's last owner keeps the owner role)",
+    options: { ...userOpts, role: { type: 'string', help: Object.keys(ROLES).join(', '), required: true } },
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      await users.checkUpdateUser(ctx.deps, await users.ownerActor(ctx.pool, realm), user.id, { role: role(a.role) });
+      return { user_id: user.id, role: a.role };
+    },
+  },
+  'change-password': {
+    summary: "Set a user's password",
+    options: { ...userOpts, password: { type: 'string', help: 'the new password (6 characters at least)', required: true } },
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      await users.doSetPassword(ctx.deps, realm.id, user.id, a.password);
+      return { user_id: user.id };
+    },
+  },
+  'rotate-api-key': {
+    summary: "Give a user a new API key (the old one stops working); prints it",
+    options: userOpts,
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      return { user_id: user.id, api_key: await users.doRegenerateApiKey(ctx.deps, realm.id, user.id) };
+    },
+  },
+};
+
+/** Bad arguments: exit status 2. */
+class UsageError extends Error {}
+/** Something the operator named does not exist: exit status 1. */
+class NotFound extends Error {}
+
+function role(name) {
+  if (!Object.hasOwn(ROLES, name)) throw new UsageError(`--role must be one of ${Object.keys(ROLES).join(', ')}`);
+  return ROLES[name];
+}
+
+function help(name) {
+  if (!name) {
+    const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
+    return [
+      'Usage: node scripts/manage.mjs <command> [options]   (npm run manage -- <command> …)',
+      '',
+      'Works on the database named by ZC_DATABASE_URL (docs/configuration.md); prints one JSON object.',
+      '',
+      'Commands:',
+      ...Object.entries(COMMANDS).map(([c, d]) => `  ${c.padEnd(width)}  ${d.summary}`),
+      '',
+      'node scripts/manage.mjs <command> --help describes a command\'s options.',
+    ].join('\n');
+  }
+  const cmd = COMMANDS[name];
+  const opts = Object.entries(cmd.options);
+  const width = Math.max(10, ...opts.map(([o, d]) => o.length + (d.type === 'string' ? 6 : 0)));
+  return [
+    `Usage: node scripts/manage.mjs ${name}${opts.filter(([, d]) => d.required).map(([o]) => ` --${o} …`).join('')}`,
+    '',
+    cmd.summary + '.',
+    ...(opts.length ? ['', 'Options:'] : []),
+    ...opts.map(([o, d]) => `  --${(o + (d.type === 'string' ? ' VALUE' : '')).padEnd(width)}  ${d.help}${d.required ? ' (required)' : ''}`),
+  ].join('\n');
+}
+
+function fail(msg, code = 1) {
+  process.stderr.write(`manage: ${msg}\n`);
   process.stdout.write(`${JSON.stringify({ result: 'error', msg })}\n`);
-  process.exit(1);
+  process.exit(code);
+}
+
+/** Errors an operator can act on, in one line; anything else is a bug and keeps its stack. */
+function explain(e) {
+  const code = e?.code ?? e?.errors?.[0]?.code;
+  if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '3D000', '28P01', '28000'].includes(code)) {
+    return `cannot reach the database (${code}${e?.message ? `: ${e.message.split('\n')[0]}` : ''}); is PostgreSQL up, and is ZC_DATABASE_URL right?`;
+  }
+  if (e instanceof sharedConfig.ConfigError || e instanceof UsageError || e instanceof NotFound || typeof e?.httpStatus === 'number') return e.message;
+  return undefined;
 }
 
 const [command, ...rest] = process.argv.slice(2);
-const options = {
-  name: { type: 'string' },
-  subdomain: { type: 'string' },
-  'owner-email': { type: 'string' },
-  'owner-password': { type: 'string' },
-  'owner-name': { type: 'string' },
-  realm: { type: 'string' },
-  email: { type: 'string' },
-  password: { type: 'string' },
-  'full-name': { type: 'string' },
-  role: { type: 'string' },
-  bot: { type: 'boolean' },
-  'can-create-users': { type: 'boolean' },
-  permission: { type: 'string' },
-};
+if (!command || command === '--help' || command === '-h' || command === 'help') {
+  process.stdout.write(`${help()}\n`);
+  process.exit(command ? 0 : 2);
+}
+const cmd = COMMANDS[command];
+if (!cmd) fail(`unknown command '${command}'; node scripts/manage.mjs --help lists them`, 2);
+if (rest.includes('--help') || rest.includes('-h')) {
+  process.stdout.write(`${help(command)}\n`);
+  process.exit(0);
+}
 
 let args;
 try {
-  ({ values: args } = parseArgs({ args: rest, options, strict: true }));
+  const options = Object.fromEntries(Object.entries(cmd.options).map(([o, d]) => [o, { type: d.type }]));
+  ({ values: args } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
+  const missing = Object.entries(cmd.options).filter(([o, d]) => d.required && args[o] === undefined).map(([o]) => `--${o}`);
+  if (missing.length) throw new UsageError(`missing ${missing.join(', ')} (node scripts/manage.mjs ${command} --help)`);
 } catch (e) {
-  fail(e.message);
-}
-const need = (k) => {
-  if (args[k] === undefined) fail(`missing --${k}`);
-  return args[k];
-};
-
-ensureSecretKey();
-const config = loadConfig({ logLevel: 'silent' });
-await ensureDatabase(config.databaseUrl);
-const pool = createPool(config.databaseUrl, { max: 2 });
-const deps = makeDeps({ pool, config, log: createLogger({ service: 'manage', level: 'silent' }) });
-
-async function realmBySubdomain(sub) {
-  const realm = await realmStore.findBySubdomain(pool, sub);
-  if (!realm) fail(`no realm with subdomain '${sub}'`);
-  return realm;
+  fail(e.message, 2);
 }
 
+let pool;
 try {
-  await runMigrations(pool, 'users', MIGRATIONS_DIR);
-  let out;
-  switch (command) {
-    case 'create-realm': {
-      const r = await doCreateRealm(deps, {
-        name: need('name'),
-        subdomain: need('subdomain'),
-        owner: { email: need('owner-email'), password: need('owner-password'), full_name: need('owner-name') },
-      });
-      out = { realm_id: r.realm.id, subdomain: r.realm.subdomain, realm_url: realmUrl(config, r.realm.subdomain), user_id: r.owner.id, email: r.owner.delivery_email, api_key: r.apiKey };
-      break;
-    }
-    case 'create-user': {
-      const realm = await realmBySubdomain(need('realm'));
-      const role = args.role ?? 'member';
-      if (!(role in ROLES)) fail(`--role must be one of ${Object.keys(ROLES).join(', ')}`);
-      const { user, apiKey } = await doCreateUser(deps, realm, {
-        email: need('email'),
-        password: need('password'),
-        full_name: need('full-name'),
-        role: ROLES[role],
-        is_bot: args.bot ?? false,
-        can_create_users: args['can-create-users'] ?? false,
-      });
-      out = { user_id: user.id, email: user.delivery_email, api_key: apiKey };
-      break;
-    }
-    case 'grant': {
-      const realm = await realmBySubdomain(need('realm'));
-      const user = await doGrant(deps, realm, need('email'), need('permission'));
-      out = { user_id: user.id };
-      break;
-    }
-    default:
-      fail(`unknown command '${command ?? ''}'; use create-realm, create-user or grant`);
-  }
+  sharedConfig = await import('@zc/shared/config');
+  users = await import('@zc/users/manage');
+  const { createPool, runMigrations } = await import('@zc/shared/db');
+  const { createLogger } = await import('@zc/shared/logging');
+  ensureSecretKey();
+  const config = sharedConfig.loadConfig({ logLevel: 'silent' });
+  await ensureDatabase(config.databaseUrl);
+  pool = createPool(config.databaseUrl, { max: 2, connectTimeoutMs: 5_000 });
+  await runMigrations(pool, 'users', users.MIGRATIONS_DIR);
+  const deps = users.makeDeps({ pool, config, log: createLogger({ service: 'manage', level: 'silent' }) });
+  const realm = async (sub) => {
+    const r = await users.realmStore.findBySubdomain(pool, sub);
+    if (!r) throw new NotFound(`no realm with subdomain '${sub}'`);
+    return r;
+  };
+  const ctx = {
+    config,
+    deps,
+    pool,
+    realm,
+    async user(a) {
+      const r = await realm(a.realm);
+      const u = await users.userStore.findByDeliveryEmail(pool, r.id, a.email);
+      if (!u) throw new NotFound(`no user ${a.email} in realm '${a.realm}'`);
+      return { realm: r, user: u };
+    },
+  };
+  const out = await cmd.run(ctx, args);
   process.stdout.write(`${JSON.stringify(out)}\n`);
 } catch (e) {
-  fail(e?.message ?? String(e));
+  const msg = explain(e);
+  if (msg === undefined) {
+    process.stderr.write(`${e?.stack ?? e}\n`);
+    fail(`internal error: ${e?.message ?? e}`);
+  }
+  fail(msg, e instanceof UsageError ? 2 : 1);
 } finally {
-  await pool.end();
+  await pool?.end().catch(() => undefined);
 }

@@ -1,4 +1,5 @@
 /** The events service's own settings (env `ZC_*`), beside the shared config. */
+import { readEnv } from '@zc/shared/config';
 
 export interface EventsConfig {
   /**
@@ -20,23 +21,17 @@ export interface EventsConfig {
   leaderLockMs: number;
 }
 
-function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(v)}`);
-  return n;
-}
-
+/** The events service's settings from the checked environment (@zc/shared/config's schema). */
 export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsConfig {
-  const fixedHeartbeat = num(env, 'ZC_HEARTBEAT_MS', 0);
+  const e = readEnv(env);
+  const fixedHeartbeat = e.ZC_HEARTBEAT_MS;
   return {
     heartbeatMs: fixedHeartbeat > 0 ? () => fixedHeartbeat : () => 45_000 + Math.floor(Math.random() * 10_000),
-    defaultLifespanSecs: num(env, 'ZC_EVENT_QUEUE_LIFESPAN_SECS', 600),
+    defaultLifespanSecs: e.ZC_EVENT_QUEUE_LIFESPAN_SECS,
     maxLifespanSecs: 7 * 24 * 3600,
-    maxQueuesPerUser: num(env, 'ZC_MAX_QUEUES_PER_USER', 100),
-    maxEventsPerQueue: num(env, 'ZC_MAX_EVENTS_PER_QUEUE', 10_000),
-    registerStateTimeoutMs: num(env, 'ZC_REGISTER_STATE_TIMEOUT_MS', 10_000),
-    leaderLockMs: num(env, 'ZC_EVENTS_LEADER_LOCK_MS', 10_000),
+    maxQueuesPerUser: e.ZC_MAX_QUEUES_PER_USER,
+    maxEventsPerQueue: e.ZC_MAX_EVENTS_PER_QUEUE,
+    registerStateTimeoutMs: e.ZC_REGISTER_STATE_TIMEOUT_MS,
+    leaderLockMs: e.ZC_EVENTS_LEADER_LOCK_MS,
   };
 }

@@ -1,5 +1,5 @@
 import type { Bus } from '@zc/shared/bus';
-import type { SharedConfig } from '@zc/shared/config';
+import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Logger } from '@zc/shared/logging';
 import type { Redis } from '@zc/shared/redis';
 
@@ -26,16 +26,17 @@ export interface GatewayConfig {
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
 }
 
+/** The gateway's settings from the checked environment (@zc/shared/config's schema). */
 export function loadGatewayConfig(env = process.env): GatewayConfig {
-  const n = (name: string, d: number) => (env[name] === undefined || env[name] === '' ? d : Number(env[name]));
+  const e = readEnv(env);
   return {
-    port: n('ZC_GATEWAY_PORT', 9991),
-    host: env.ZC_GATEWAY_HOST ?? '0.0.0.0',
-    rateLimitPerMinute: n('ZC_RATE_LIMIT_PER_MINUTE', 200),
-    rateLimitPerIpPerMinute: n('ZC_RATE_LIMIT_PER_IP_PER_MINUTE', 100),
-    authFailuresPerIpPerMinute: n('ZC_AUTH_FAILURES_PER_IP_PER_MINUTE', 20),
-    authCacheTtlMs: n('ZC_AUTH_CACHE_TTL_MS', 30_000),
-    trustProxy: parseTrustProxy(env.ZC_TRUST_PROXY),
+    port: e.ZC_GATEWAY_PORT,
+    host: e.ZC_GATEWAY_HOST,
+    rateLimitPerMinute: e.ZC_RATE_LIMIT_PER_MINUTE,
+    rateLimitPerIpPerMinute: e.ZC_RATE_LIMIT_PER_IP_PER_MINUTE,
+    authFailuresPerIpPerMinute: e.ZC_AUTH_FAILURES_PER_IP_PER_MINUTE,
+    authCacheTtlMs: e.ZC_AUTH_CACHE_TTL_MS,
+    trustProxy: parseTrustProxy(e.ZC_TRUST_PROXY),
   };
 }
 
@@ -53,8 +54,8 @@ declare module 'fastify' {
   }
 }
 
-function parseTrustProxy(v: string | undefined): GatewayConfig['trustProxy'] {
-  if (v === undefined || v === '' || v === 'false') return false;
+function parseTrustProxy(v: string): GatewayConfig['trustProxy'] {
+  if (v === 'false') return false;
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) {
     const hops = Number(v);

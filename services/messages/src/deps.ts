@@ -1,7 +1,6 @@
 import type { Bus } from '@zc/shared/bus';
-import { TYPING_TIMING } from '@zc/shared/contracts';
 import type { Directory } from '@zc/shared/directory';
-import type { SharedConfig } from '@zc/shared/config';
+import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
 import type { RenderContextCache } from './actions/render-context.js';
@@ -21,14 +20,15 @@ export interface MessagesConfig {
   typingStartedExpiryMs: number;
 }
 
+/** The messages service's settings from the checked environment (@zc/shared/config's schema). */
 export function loadMessagesConfig(env = process.env): MessagesConfig {
-  const n = (name: string, d: number) => (env[name] === undefined || env[name] === '' ? d : Number(env[name]));
+  const e = readEnv(env);
   return {
-    markAllAsReadTimeLimitMs: n('ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS', 2000),
-    markAllAsReadBatchSize: n('ZC_MARK_ALL_AS_READ_BATCH_SIZE', 5000),
-    sendBatchMax: n('ZC_SEND_BATCH_MAX', 64),
-    searchWindowIds: n('ZC_SEARCH_WINDOW_IDS', 10_000),
-    typingStartedExpiryMs: n('ZC_TYPING_STARTED_EXPIRY_MS', TYPING_TIMING.startedExpiryMs),
+    markAllAsReadTimeLimitMs: e.ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS,
+    markAllAsReadBatchSize: e.ZC_MARK_ALL_AS_READ_BATCH_SIZE,
+    sendBatchMax: e.ZC_SEND_BATCH_MAX,
+    searchWindowIds: e.ZC_SEARCH_WINDOW_IDS,
+    typingStartedExpiryMs: e.ZC_TYPING_STARTED_EXPIRY_MS,
   };
 }
 

@@ -1,3 +1,4 @@
+import { readEnv } from '@zc/shared/config';
 import type { Bus } from '@zc/shared/bus';
 import type { Directory } from '@zc/shared/directory';
 import type { Pool } from '@zc/shared/db';
@@ -13,7 +14,7 @@ export interface SubscriptionsSettings {
 }
 
 export function loadSubscriptionsSettings(env = process.env): SubscriptionsSettings {
-  return { webPublicStreamsEnabled: env.ZC_WEB_PUBLIC_STREAMS_ENABLED === 'true' };
+  return { webPublicStreamsEnabled: readEnv(env).ZC_WEB_PUBLIC_STREAMS_ENABLED };
 }
 
 /** Everything the subscriptions service's actions and queries need, built once at start. */

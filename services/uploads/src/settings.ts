@@ -3,6 +3,7 @@
  * value stops the service at start, never a NaN at run time). README lists them.
  */
 import path from 'node:path';
+import { ConfigError, readEnv } from '@zc/shared/config';
 
 export type StorageSettings =
   | { kind: 'local'; dir: string }
@@ -42,54 +43,36 @@ export interface UploadsSettings {
   storage: StorageSettings;
 }
 
-function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got ${JSON.stringify(v)}`);
-  return n;
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const v = env[name];
-  if (v === undefined || v === '') return fallback;
-  if (/^(1|true|yes)$/i.test(v)) return true;
-  if (/^(0|false|no)$/i.test(v)) return false;
-  throw new Error(`${name} must be true or false, got ${JSON.stringify(v)}`);
-}
-
-/** The settings from the environment; the upload size and quota come from the shared config. */
+/** The uploads service's settings from the checked environment (@zc/shared/config's schema); the upload size and quota come from the shared config. */
 export function loadUploadsSettings(shared: { maxFileUploadSizeMib: number; realmUploadQuotaMib: number | null }, env: NodeJS.ProcessEnv = process.env): UploadsSettings {
-  const backend = env.ZC_UPLOADS_BACKEND || 'local';
+  const e = readEnv(env);
   let storage: StorageSettings;
-  if (backend === 'local') {
-    storage = { kind: 'local', dir: path.resolve(env.ZC_UPLOADS_DIR || 'var/uploads') };
-  } else if (backend === 's3') {
-    const bucket = env.ZC_S3_BUCKET;
-    if (!bucket) throw new Error('ZC_S3_BUCKET is required with ZC_UPLOADS_BACKEND=s3');
+  if (e.ZC_UPLOADS_BACKEND === 'local') {
+    storage = { kind: 'local', dir: path.resolve(e.ZC_UPLOADS_DIR) };
+  } else {
+    const bucket = e.ZC_S3_BUCKET;
+    if (!bucket) throw new ConfigError([{ variable: 'ZC_S3_BUCKET', message: 'is required with ZC_UPLOADS_BACKEND=s3' }]);
     storage = {
       kind: 's3',
       bucket,
-      region: env.ZC_S3_REGION || env.AWS_REGION || 'us-east-1',
-      ...(env.ZC_S3_ENDPOINT ? { endpoint: env.ZC_S3_ENDPOINT } : {}),
-      forcePathStyle: flag(env, 'ZC_S3_FORCE_PATH_STYLE', false),
-      redirectDownloads: flag(env, 'ZC_S3_REDIRECT_DOWNLOADS', false),
-      signedUrlTtlSeconds: num(env, 'ZC_S3_SIGNED_URL_TTL_SECONDS', 60, 1),
+      region: e.ZC_S3_REGION ?? (env.AWS_REGION || 'us-east-1'),
+      ...(e.ZC_S3_ENDPOINT ? { endpoint: e.ZC_S3_ENDPOINT } : {}),
+      forcePathStyle: e.ZC_S3_FORCE_PATH_STYLE,
+      redirectDownloads: e.ZC_S3_REDIRECT_DOWNLOADS,
+      signedUrlTtlSeconds: e.ZC_S3_SIGNED_URL_TTL_SECONDS,
     };
-  } else {
-    throw new Error(`ZC_UPLOADS_BACKEND must be local or s3, got ${JSON.stringify(backend)}`);
   }
   return {
     maxFileUploadSizeMib: shared.maxFileUploadSizeMib,
     realmQuotaMib: shared.realmUploadQuotaMib,
-    maxEmojiFileSizeMib: num(env, 'ZC_MAX_EMOJI_FILE_SIZE_MIB', 5, 0),
-    imageMaxPixels: num(env, 'ZC_IMAGE_MAX_PIXELS', 25_000_000, 1),
-    imageTimeoutSeconds: num(env, 'ZC_IMAGE_TIMEOUT_SECONDS', 10, 1),
-    httpPort: num(env, 'ZC_UPLOADS_HTTP_PORT', 0, 0),
-    httpHost: env.ZC_UPLOADS_HTTP_HOST || '127.0.0.1',
-    advertiseUrl: env.ZC_UPLOADS_ADVERTISE_URL || undefined,
-    unclaimedGraceSeconds: num(env, 'ZC_UNCLAIMED_UPLOAD_GRACE_DAYS', 21, 0) * 86_400,
-    sweepIntervalSeconds: num(env, 'ZC_UPLOAD_SWEEP_INTERVAL_SECONDS', 3600, 0),
+    maxEmojiFileSizeMib: e.ZC_MAX_EMOJI_FILE_SIZE_MIB,
+    imageMaxPixels: e.ZC_IMAGE_MAX_PIXELS,
+    imageTimeoutSeconds: e.ZC_IMAGE_TIMEOUT_SECONDS,
+    httpPort: e.ZC_UPLOADS_HTTP_PORT,
+    httpHost: e.ZC_UPLOADS_HTTP_HOST,
+    advertiseUrl: e.ZC_UPLOADS_ADVERTISE_URL,
+    unclaimedGraceSeconds: e.ZC_UNCLAIMED_UPLOAD_GRACE_DAYS * 86_400,
+    sweepIntervalSeconds: e.ZC_UPLOAD_SWEEP_INTERVAL_SECONDS,
     storage,
   };
 }

@@ -9,3 +9,6 @@ export { makeDeps, type UsersDeps } from './deps.js';
 export { realmStore } from './store/realm-store.js';
 export { ApiKeyVault, generateApiKey } from './lib/credentials.js';
 export { MIGRATIONS_DIR } from './service.js';
+export { checkReactivateUser, checkUpdateUser } from './actions/people-admin.js';
+export { userStore } from './store/user-store.js';
+export { doSetPassword, listRealms, listUsers, ownerActor } from './admin.js';

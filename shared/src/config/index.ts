@@ -1,8 +1,12 @@
 /**
- * Configuration shared by every service, read from the environment once. Every variable
- * has a default that works on one developer machine (README lists them).
+ * Configuration shared by every service, read from the environment once and checked against
+ * the one schema of every variable (schema.ts; docs/configuration.md lists them). Every
+ * variable has a default that works on one developer machine.
  */
 import os from 'node:os';
+import { ConfigError, readEnv } from './schema.js';
+
+export { ConfigError, ENV_SCHEMA, envDocRows, readEnv, type ConfigProblem, type Env } from './schema.js';
 
 export interface SharedConfig {
   /** PostgreSQL connection string; each service uses its own schema in this database. */
@@ -34,54 +38,37 @@ export interface SharedConfig {
   realmUploadQuotaMib: number | null;
 }
 
-function num(name: string, fallback: number): number {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new Error(`${name} must be a number, got ${JSON.stringify(v)}`);
-  return n;
-}
-
-function optionalNum(name: string): number | null {
-  const v = process.env[name];
-  return v === undefined || v === '' ? null : num(name, 0);
-}
-
-function text(name: string, fallback: string): string {
-  const v = process.env[name];
-  return v === undefined || v === '' ? fallback : v;
-}
-
 // A fixed development key: fine on a laptop, refused in production (see loadConfig).
 const DEV_SECRET = '6465762d6f6e6c792d7365637265742d6b65792d6e6f742d666f722d70726f64';
 
-export function loadConfig(overrides: Partial<SharedConfig> = {}): SharedConfig {
+/** The shared settings, from the checked environment (readEnv throws ConfigError on a bad value). */
+export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.ProcessEnv = process.env): SharedConfig {
+  const e = readEnv(env);
   const cfg: SharedConfig = {
-    databaseUrl: text('ZC_DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/zc'),
-    redisUrl: text('ZC_REDIS_URL', 'redis://127.0.0.1:6379'),
-    natsUrl: text('ZC_NATS_URL', 'nats://127.0.0.1:4222'),
-    subjectPrefix: text('ZC_SUBJECT_PREFIX', 'zc'),
-    redisPrefix: text('ZC_REDIS_PREFIX', text('ZC_SUBJECT_PREFIX', 'zc')),
-    adminPort: num('ZC_ADMIN_PORT', 0),
-    rootDomain: text('ZC_ROOT_DOMAIN', 'localhost'),
-    externalScheme: text('ZC_EXTERNAL_SCHEME', 'http'),
-    externalPort: num('ZC_EXTERNAL_PORT', num('ZC_GATEWAY_PORT', 9991)),
-    secretKey: text('ZC_SECRET_KEY', DEV_SECRET),
-    logLevel: text('LOG_LEVEL', 'info'),
-    instance: text('ZC_INSTANCE', `${os.hostname()}-${process.pid}`),
-    dbPoolSize: num('ZC_DB_POOL_SIZE', 10),
-    maxFileUploadSizeMib: num('ZC_MAX_FILE_UPLOAD_SIZE_MIB', 25),
-    realmUploadQuotaMib: optionalNum('ZC_REALM_UPLOAD_QUOTA_MIB'),
+    databaseUrl: e.ZC_DATABASE_URL,
+    redisUrl: e.ZC_REDIS_URL,
+    natsUrl: e.ZC_NATS_URL,
+    subjectPrefix: e.ZC_SUBJECT_PREFIX,
+    redisPrefix: e.ZC_REDIS_PREFIX ?? e.ZC_SUBJECT_PREFIX,
+    adminPort: e.ZC_ADMIN_PORT,
+    rootDomain: e.ZC_ROOT_DOMAIN,
+    externalScheme: e.ZC_EXTERNAL_SCHEME,
+    externalPort: e.ZC_EXTERNAL_PORT ?? e.ZC_GATEWAY_PORT,
+    secretKey: e.ZC_SECRET_KEY ?? DEV_SECRET,
+    logLevel: e.LOG_LEVEL,
+    instance: e.ZC_INSTANCE ?? `${os.hostname()}-${process.pid}`,
+    dbPoolSize: e.ZC_DB_POOL_SIZE,
+    maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
+    realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
     ...overrides,
   };
+  // Overrides (tests) are checked like the environment.
   if (!/^[a-z][a-z0-9_]*$/i.test(cfg.subjectPrefix)) {
-    throw new Error('ZC_SUBJECT_PREFIX must be letters, digits and underscores');
+    throw new ConfigError([{ variable: 'ZC_SUBJECT_PREFIX', message: 'must be letters, digits and underscores' }]);
   }
-  if (cfg.maxFileUploadSizeMib < 0) throw new Error('ZC_MAX_FILE_UPLOAD_SIZE_MIB must not be negative');
-  if (cfg.realmUploadQuotaMib !== null && cfg.realmUploadQuotaMib < 0) throw new Error('ZC_REALM_UPLOAD_QUOTA_MIB must not be negative');
-  if (!/^[0-9a-f]{64}$/i.test(cfg.secretKey)) throw new Error('ZC_SECRET_KEY must be 64 hex digits');
-  if (process.env.NODE_ENV === 'production' && cfg.secretKey === DEV_SECRET) {
-    throw new Error('ZC_SECRET_KEY must be set in production');
+  if (!/^[0-9a-f]{64}$/i.test(cfg.secretKey)) throw new ConfigError([{ variable: 'ZC_SECRET_KEY', message: 'must be 64 hex digits' }]);
+  if (e.NODE_ENV === 'production' && cfg.secretKey === DEV_SECRET) {
+    throw new ConfigError([{ variable: 'ZC_SECRET_KEY', message: 'must be set in production (NODE_ENV=production)' }]);
   }
   return cfg;
 }

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { Bus } from '../bus/index.js';
-import { loadConfig, type SharedConfig } from '../config/index.js';
+import { ConfigError, loadConfig, readEnv, type SharedConfig } from '../config/index.js';
 import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
@@ -157,14 +157,37 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   };
 }
 
-/** Process entry point: telemetry, start, and a clean stop on SIGTERM/SIGINT. */
+/**
+ * A failed start as one fatal log line (JSON like every other line, so log pipelines see it):
+ * a bad configuration names each variable; anything else carries the error and its stack.
+ */
+function reportStartFailure(service: string, err: unknown): void {
+  const level = (() => {
+    try {
+      return readEnv().LOG_LEVEL;
+    } catch {
+      return 'info';
+    }
+  })();
+  const log = createLogger({ service, level: level === 'silent' ? 'fatal' : level });
+  if (err instanceof ConfigError) {
+    log.fatal({ problems: err.problems }, `${service} cannot start: ${err.message}`);
+  } else {
+    log.fatal({ err }, `${service} failed to start: ${(err as Error)?.message ?? String(err)}`);
+  }
+  log.flush?.();
+}
+
+/** Process entry point: configuration check, telemetry, start, and a clean stop on SIGTERM/SIGINT. */
 export async function runMain(def: ServiceDefinition): Promise<void> {
-  await startTelemetry(`zc-${def.name}`);
   let running: RunningService;
   try {
+    // Every variable is checked before anything connects, so a typo stops the process at once.
+    readEnv();
+    await startTelemetry(`zc-${def.name}`);
     running = await startService(def);
   } catch (err) {
-    console.error(`${def.name}: failed to start:`, err);
+    reportStartFailure(def.name, err);
     process.exit(1);
   }
   const shutdown = (signal: string) => {

@@ -6,7 +6,7 @@
  * arrive later. Nothing between the state and last_event_id is lost or applied twice.
  */
 import { randomUUID } from 'node:crypto';
-import { LIMITS, versionFields, type RegisterRequest } from '@zc/shared/contracts';
+import { LIMITS, isGuest, versionFields, type RegisterRequest } from '@zc/shared/contracts';
 import { AppError, badRequest, isAppError } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
 import { ALL_FETCH_TYPES, emptyStateFor, ownersFor, type StateOwner } from '../lib/initial-state.js';
@@ -74,6 +74,9 @@ async function askOwner(deps: EventsDeps, owner: StateOwner, r: RegisterRequest,
 /** Creates the queue and returns /register's reply (without the envelope). */
 export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<Record<string, unknown>> {
   const { actor } = r;
+  // Zulip's do_events_register: only users who may read every public stream may ask for all
+  // of their events (a guest reads only the streams they are subscribed to).
+  if (r.all_public_streams && isGuest(actor)) throw badRequest('User not authorized for this query');
   const narrow = parseEventsNarrow(r.narrow);
   const capabilities = capabilitiesOf(r.client_capabilities);
   const lifespanMs = lifespanSecsOf(r.queue_lifespan_secs, deps.config) * 1000;

@@ -27,6 +27,7 @@ import { normaliseContent } from '../lib/message-input.js';
 import { CONTENT_FLAG_MASK } from '../lib/mention-flags.js';
 import { RENDERER_VERSION, topicLinksOf } from '../lib/render.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { readersOf } from '../queries/message-audience.js';
 import { editStore } from '../store/edit-store.js';
 import { messageStore, type MessageRow } from '../store/message-store.js';
 import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
@@ -238,7 +239,12 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
 
     // Everyone with a row gets their flags after the edit; with public history, the other
     // subscribers (who read it as history) get it as read (Zulip's subscriber_info).
-    const rows = await editStore.rowsOf(tx, target.id);
+    // A leftover row (someone removed from a private stream, a guest who left) gets no event:
+    // the edit reaches only those who may read the message now (CVE-2024-27286, event path).
+    const finalStream = newStream ?? oldStream;
+    const allRows = await editStore.rowsOf(tx, target.id);
+    const readers = finalStream ? await readersOf(tx, realm.id, finalStream, allRows.map((x) => x.user_id)) : undefined;
+    const rows = readers ? allRows.filter((x) => readers.has(x.user_id)) : allRows;
     const users: Array<{ id: number; flags: string[] }> = rows.map((x) => ({ id: x.user_id, flags: flagNames(x.flags) }));
     const losing = new Set(access?.losing ?? []);
     if (oldStream?.history_public_to_subscribers) {

@@ -9,7 +9,7 @@ import { isGuest } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 import { editStore } from '../store/edit-store.js';
 import type { MessageRow } from '../store/message-store.js';
-import { directoryRows, readModelStore } from '../store/read-model-store.js';
+import { directoryRows, readModelStore, type StreamRow } from '../store/read-model-store.js';
 
 export interface MessageAudience {
   userIds: number[];
@@ -22,13 +22,30 @@ export async function messageAudience(q: Queryable, realmId: number, message: Pi
   if (message.stream_id === null) return { userIds: holders.sort((a, b) => a - b), publicStream: false };
   const stream = await readModelStore.streamById(q, realmId, message.stream_id);
   if (!stream) return { userIds: [], publicStream: false };
-  const subscribers = new Set(await readModelStore.subscriberIds(q, stream.id));
-  const audience = new Set(holders.filter((id) => subscribers.has(id)));
+  const subscribers = await readModelStore.subscriberIds(q, stream.id);
+  const audience = await readersOf(q, realmId, stream, holders, subscribers);
   if (stream.history_public_to_subscribers) for (const id of subscribers) audience.add(id);
+  return { userIds: [...audience].sort((a, b) => a - b), publicStream: !stream.invite_only };
+}
+
+/**
+ * Of `holderIds` (users with a row for a message of `stream`), those who may read it now:
+ * subscribers, and on a public stream anyone but a guest. The one rule every event about an
+ * existing message is filtered by (reactions, deletion, edits).
+ */
+export async function readersOf(
+  q: Queryable,
+  realmId: number,
+  stream: Pick<StreamRow, 'id' | 'invite_only'>,
+  holderIds: readonly number[],
+  subscriberIds?: readonly number[],
+): Promise<Set<number>> {
+  const subscribers = new Set(subscriberIds ?? (await readModelStore.subscriberIds(q, stream.id)));
+  const readers = new Set(holderIds.filter((id) => subscribers.has(id)));
   if (!stream.invite_only) {
     // A public stream's message stays readable to non-guests who are not subscribed.
-    const others = holders.filter((id) => !subscribers.has(id));
-    for (const u of await directoryRows.usersByIds(q, realmId, others)) if (!isGuest(u)) audience.add(u.id);
+    const others = holderIds.filter((id) => !subscribers.has(id));
+    for (const u of await directoryRows.usersByIds(q, realmId, others)) if (!isGuest(u)) readers.add(u.id);
   }
-  return { userIds: [...audience].sort((a, b) => a - b), publicStream: !stream.invite_only };
+  return readers;
 }
