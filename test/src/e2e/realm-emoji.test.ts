@@ -167,4 +167,51 @@ t.test('custom emoji', async (t) => {
       t.equal((await raw(sys, 'GET', p)).status, 404, p);
     }
   });
+
+  t.test('in messages: :name: renders as Zulip renders a realm emoji, from the moment it is added until it is deactivated', async (t) => {
+    const to = 'emoji talk';
+    t.equal((await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: to }], principals: [hamlet.user_id, othello.user_id] })).status, 200);
+    const send = async (content: string) => {
+      const r = await sys.client(othello).post('/messages', { type: 'stream', to, topic: 'custom', content });
+      t.equal(r.status, 200, JSON.stringify(r.body));
+      return r.body.id as number;
+    };
+    const html = async (id: number) => (await sys.client(othello).get(`/messages/${id}`)).body.message as { content: string; reactions: unknown[] };
+    t.equal((await postEmoji(sys, hamlet, 'party_time', [imageFile(red)])).status, 200);
+    const id = (Object.values((await sys.client(hamlet).get('/realm/emoji')).body.emoji as Record<string, { id: string; name: string }>).find((e) => e.name === 'party_time'))?.id as string;
+    // :smile: has a custom override (added by an administrator above); :octopus: is the built-in one.
+    const first = await send('Ready :party_time: :octopus:');
+    t.equal(
+      (await html(first)).content,
+      `<p>Ready <img alt=":party_time:" class="emoji" src="/user_avatars/${realm}/emoji/images/${id}.png" title="party time"> ` +
+        '<span aria-label="octopus" class="emoji emoji-1f419" role="img" title="octopus">:octopus:</span></p>',
+    );
+    const rendered = await sys.client(othello).post('/messages/render', { content: ':party_time:' });
+    t.match(rendered.body.rendered, /<img alt=":party_time:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/\d+\.png" title="party time">/);
+
+    // Reactions: by name, and by code with reaction_type realm_emoji (the code is the id).
+    t.equal((await sys.client(othello).post(`/messages/${first}/reactions`, { emoji_name: 'party_time' })).status, 200);
+    t.equal((await sys.client(hamlet).post(`/messages/${first}/reactions`, { emoji_name: 'party_time', emoji_code: id, reaction_type: 'realm_emoji' })).status, 200);
+    t.match((await html(first)).reactions, [
+      { emoji_name: 'party_time', emoji_code: id, reaction_type: 'realm_emoji', user_id: othello.user_id },
+      { emoji_name: 'party_time', emoji_code: id, reaction_type: 'realm_emoji', user_id: hamlet.user_id },
+    ]);
+    // On a message nobody reacted to yet (a reaction someone already made is a vote, unchecked, as Zulip).
+    const plain = await send('no reactions here');
+    expectError(t, await sys.client(desdemona).post(`/messages/${plain}/reactions`, { emoji_name: 'party_time', emoji_code: '999999', reaction_type: 'realm_emoji' }), 400, 'Invalid custom emoji.');
+    expectError(t, await sys.client(desdemona).post(`/messages/${plain}/reactions`, { emoji_name: 'ship_it', emoji_code: id, reaction_type: 'realm_emoji' }), 400, 'Invalid custom emoji name.');
+    expectError(t, await sys.client(desdemona).post(`/messages/${plain}/reactions`, { emoji_name: 'not_an_emoji_at_all' }), 400, "Emoji 'not_an_emoji_at_all' does not exist");
+
+    // Deactivated: no longer renders or reacts; existing reactions stay and can be removed by code.
+    t.equal((await sys.client(hamlet).delete('/realm/emoji/party_time')).status, 200);
+    const after = await send('Over :party_time:');
+    t.equal((await html(after)).content, '<p>Over :party_time:</p>');
+    expectError(t, await sys.client(desdemona).post(`/messages/${plain}/reactions`, { emoji_name: 'party_time', emoji_code: id, reaction_type: 'realm_emoji' }), 400, 'This custom emoji has been deactivated.');
+    expectError(t, await sys.client(desdemona).post(`/messages/${plain}/reactions`, { emoji_name: 'party_time' }), 400, "Emoji 'party_time' does not exist");
+    t.equal((await sys.client(desdemona).post(`/messages/${first}/reactions`, { emoji_name: 'party_time', emoji_code: id, reaction_type: 'realm_emoji' })).status, 200, 'a vote for a reaction already there is still taken');
+    t.equal((await html(first)).reactions.length, 3, 'reactions made before stay');
+    t.match((await html(first)).content, /<img alt=":party_time:"/, 'messages rendered before keep the emoji');
+    t.equal((await sys.client(hamlet).delete(`/messages/${first}/reactions`, { emoji_code: id, reaction_type: 'realm_emoji' })).status, 200);
+    t.equal((await html(first)).reactions.length, 2);
+  });
 });

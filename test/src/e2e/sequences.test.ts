@@ -18,7 +18,7 @@ const seed = Number(process.env.ZC_SEQUENCE_SEED ?? 16016);
 t.setTimeout(120_000 + runs * 3_000);
 
 t.test('generated read-your-writes sequences over two replicas of every service', async (t) => {
-  const sys = await startSystem(t, { replicas: { users: 2, subscriptions: 2, messages: 2, drafts: 2, events: 2, gateway: 2 } });
+  const sys = await startSystem(t, { replicas: { users: 2, subscriptions: 2, messages: 2, drafts: 2, uploads: 2, events: 2, gateway: 2 } });
   let counter = 0;
   let scenarios = 0;
   const script = fc.record({

@@ -13,7 +13,10 @@
 import fc from 'fast-check';
 import type { ApiClient, ApiResponse, Params } from '../client.js';
 import type { Account, System } from '../harness.js';
+import { request } from 'undici';
 import { QueuePoller } from '../e2e/events-support.js';
+import { png } from '../e2e/realm-emoji-support.js';
+import { multipart } from '../e2e/uploads-support.js';
 
 type Json = Record<string, unknown>;
 
@@ -72,6 +75,16 @@ async function commonStream(s: Script): Promise<string> {
   const name = `Common ${s.unique}`;
   await s.call(member(s), 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], principals: [member(s).user_id, other(s).user_id] });
   return name;
+}
+
+/** POST /realm/emoji/{name} with a small PNG, on the script's next gateway. */
+async function uploadEmoji(s: Script, who: Account, name: string): Promise<void> {
+  const client = s.as(who);
+  const { body, contentType } = multipart([{ filename: 'emoji.png', contentType: 'image/png', data: await png(32, 32) }]);
+  const res = await request(`${client.baseUrl}/api/v1/realm/emoji/${name}`, { method: 'POST', headers: client.headers({ 'content-type': contentType }), body });
+  const text = await res.body.text();
+  s.transcript.push(`${who.full_name}: POST /realm/emoji/${name} (image) -> ${res.statusCode} ${text.slice(0, 300)}`);
+  if (res.statusCode !== 200) s.fail(`POST /realm/emoji/${name} answered ${res.statusCode}`);
 }
 
 async function messageAs(s: Script, who: Account, id: number): Promise<Json> {
@@ -247,6 +260,26 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
+  const customEmojiThenUse = fc.constant<Scenario>({
+    name: 'add a custom emoji, then post and react with it at once; deactivate it, then react again (refused)',
+    async run(s) {
+      const me = member(s);
+      const name = `sq_${s.unique.toLowerCase().replace(/[^0-9a-z]/g, '')}`;
+      await uploadEmoji(s, me, name);
+      const to = await commonStream(s);
+      const sent = await s.call(other(s), 'POST', '/messages', { type: 'stream', to, topic: 'emoji', content: `:${name}:` });
+      const id = sent.body.id as number;
+      const html = (await messageAs(s, other(s), id)).content as string;
+      s.check(html.includes('class="emoji"') && html.includes(`alt=":${name}:"`) && html.includes('/user_avatars/'), `rendered as the custom emoji: ${html}`);
+      await s.call(other(s), 'POST', `/messages/${id}/reactions`, { emoji_name: name });
+      await s.call(me, 'DELETE', `/realm/emoji/${name}`);
+      const refused = await s.call(me, 'POST', `/messages/${id}/reactions`, { emoji_name: name }, 'error');
+      s.check(refused.body.msg === `Emoji '${name}' does not exist`, `a deactivated emoji is refused at once: ${refused.body.msg}`);
+      const reactions = (await messageAs(s, me, id)).reactions as Json[];
+      s.check(reactions.length === 1 && reactions[0]?.reaction_type === 'realm_emoji', `the earlier reaction stays: ${JSON.stringify(reactions)}`);
+    },
+  });
+
   const registerThenChange = fc.constantFrom('message', 'subscription', 'alert_words', 'realm_linkifiers').map(
     (kind): Scenario => ({
       name: `register, then at once a ${kind} change, delivered to the new queue`,
@@ -303,5 +336,5 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, registerThenChange);
+  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
 }

@@ -13,6 +13,7 @@ import type { MessagesDeps } from '../deps.js';
 import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '../lib/emoji.js';
 import { FLAG_BITS } from '../lib/flags.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { realmEmojiNamed } from './realm-emoji.js';
 import { messageAudience, type MessageAudience } from '../queries/message-audience.js';
 import { messageStore, type MessageRow } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
@@ -29,13 +30,13 @@ export const reactionAlreadyExists = () => new AppError('REACTION_ALREADY_EXISTS
 export const reactionDoesNotExist = () => new AppError('REACTION_DOES_NOT_EXIST', "Reaction doesn't exist.");
 
 /**
- * The realm's custom emoji. They are uploaded through the uploads service, whose realm emoji
- * read model has not landed yet (TODO(issue-9)): until it does a realm has none, so
- * realm_emoji reactions get Zulip's "Invalid custom emoji." and names fall through to the
- * Unicode ones.
+ * The realm's custom emoji a reaction may name: by its name, and by its code when the type
+ * is realm_emoji (confirmed with the uploads service where the read model could lag,
+ * actions/realm-emoji.ts).
  */
-async function realmEmojiOf(_q: Queryable, _realmId: number): Promise<RealmEmojiRef[]> {
-  return [];
+async function realmEmojiOf(deps: MessagesDeps, realmId: number, name: string | undefined, r: { emoji_code?: string; reaction_type?: string }): Promise<RealmEmojiRef[]> {
+  const ids = r.reaction_type === 'realm_emoji' && r.emoji_code !== undefined ? [r.emoji_code] : [];
+  return realmEmojiNamed(deps, realmId, name === undefined ? [] : [name], ids);
 }
 
 /** The emoji a request names: code and type as given, or looked up from the name. */
@@ -97,7 +98,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
   const name = r.emoji_name;
   await deps.directory.ensureRealm(actor.realm_id);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
-  const [realmEmoji, { audience, reactor }] = await Promise.all([realmEmojiOf(deps.pool, actor.realm_id), audienceAndReactor(deps, actor, row)]);
+  const [realmEmoji, { audience, reactor }] = await Promise.all([realmEmojiOf(deps, actor.realm_id, name, r), audienceAndReactor(deps, actor, row)]);
   const emoji = requestedEmoji(r, name, realmEmoji);
 
   await transaction(deps.pool, async (tx) => {
@@ -121,7 +122,7 @@ export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest
   let type = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);
   if (code === undefined) {
     if (r.emoji_name === undefined) throw badRequest('At least one of the following arguments must be present: emoji_name, emoji_code');
-    const found = emojiByName(r.emoji_name, await realmEmojiOf(deps.pool, actor.realm_id));
+    const found = emojiByName(r.emoji_name, await realmEmojiOf(deps, actor.realm_id, r.emoji_name, {}));
     code = found.emoji_code;
     // Zulip defaults the type to unicode_emoji; the name's own type is what a caller who gave none means.
     type ??= found.reaction_type;

@@ -275,7 +275,7 @@ const RENDER_EVENTS = [
 export function renderContextOf(
   data: RealmRenderData,
   realm: { url: string; settings: Record<string, unknown> },
-  opts: { alertWords: readonly string[]; translateEmoticons: boolean },
+  opts: { alertWords: readonly string[]; translateEmoticons: boolean; realmEmoji?: ReadonlyMap<string, { name: string; source_url: string }> },
 ): RenderContext {
   const defaultLanguage = realm.settings.default_code_block_language;
   return {
@@ -289,6 +289,7 @@ export function renderContextOf(
     userGroups: { byName: (name) => data.groupsByName.get(name.toLowerCase()) },
     translateEmoticons: opts.translateEmoticons,
     alertWords: opts.alertWords,
+    ...(opts.realmEmoji ? { realmEmoji: { byName: (name: string) => opts.realmEmoji?.get(name) } } : {}),
     inlineImagePreview: realm.settings.inline_image_preview !== false,
     ...(typeof defaultLanguage === 'string' && defaultLanguage !== '' ? { defaultCodeBlockLanguage: defaultLanguage } : {}),
   };

@@ -7,10 +7,12 @@ import { mayTranslateEmoticons } from '@zc/markdown';
 import { users } from '@zc/shared/contracts';
 import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
+import { customEmojiCandidates } from '../lib/emoji.js';
 import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
 import { renderContent, topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import type { RealmRow } from '../store/read-model-store.js';
+import { activeRealmEmojiByName } from './realm-emoji.js';
 import { alertWordsOfUsers, mentionedGroupMembers, renderContextOf } from './render-context.js';
 
 export interface MessageToRender {
@@ -50,8 +52,12 @@ async function translatesEmoticons(deps: MessagesDeps, realmId: number, senderId
 }
 
 export async function renderMessage(deps: MessagesDeps, realm: RealmRow, m: MessageToRender): Promise<RenderedMessage> {
-  const [data, translateEmoticons] = await Promise.all([deps.render.forRealm(realm.id), translatesEmoticons(deps, realm.id, m.senderId, m.content)]);
-  const ctx = renderContextOf(data, realm, { alertWords: alertWordsOfUsers(data, m.recipientIds), translateEmoticons });
+  const [data, translateEmoticons, realmEmoji] = await Promise.all([
+    deps.render.forRealm(realm.id),
+    translatesEmoticons(deps, realm.id, m.senderId, m.content),
+    activeRealmEmojiByName(deps, realm.id, customEmojiCandidates(m.content)),
+  ]);
+  const ctx = renderContextOf(data, realm, { alertWords: alertWordsOfUsers(data, m.recipientIds), translateEmoticons, realmEmoji });
   const rendered = renderContent(m.content, ctx);
   // @**topic** reaches those who posted in the topic, and the sender (Zulip's topic_participant_user_ids).
   const topicParticipants =
@@ -88,6 +94,10 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
  */
 export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
   const realm = await deps.directory.ensureRealm(actor.realm_id);
-  const [data, translateEmoticons] = await Promise.all([deps.render.forRealm(realm.id), translatesEmoticons(deps, realm.id, actor.user_id, content)]);
-  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons })).html;
+  const [data, translateEmoticons, realmEmoji] = await Promise.all([
+    deps.render.forRealm(realm.id),
+    translatesEmoticons(deps, realm.id, actor.user_id, content),
+    activeRealmEmojiByName(deps, realm.id, customEmojiCandidates(content)),
+  ]);
+  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons, realmEmoji })).html;
 }

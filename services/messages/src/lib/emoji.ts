@@ -61,3 +61,25 @@ export function checkEmojiRequest(name: string, code: string, type: string, real
     throw badRequest('Invalid emoji type.');
   }
 }
+
+/** At most this many distinct `:name:` candidates of one message are looked up among the realm's emoji. */
+const MAX_NAME_CANDIDATES = 100;
+
+/**
+ * The names in `:name:` spans of `content` that a custom emoji could have (lower-case letters,
+ * digits, `_` and `-`; overlapping spans included), a superset of what the renderer will look
+ * up. Pure.
+ */
+export function customEmojiCandidates(content: string): string[] {
+  const names = new Set<string>();
+  for (const m of content.matchAll(/:(?=([0-9a-z_-]+):)/g)) {
+    names.add(m[1] as string);
+    if (names.size >= MAX_NAME_CANDIDATES) break;
+  }
+  return [...names];
+}
+
+/** Whether a name is one of the built-in emoji (Unicode names and `zulip`). */
+export function isBuiltInEmojiName(name: string): boolean {
+  return name === ZULIP_EMOJI || emojiTables().nameToCode.has(name);
+}

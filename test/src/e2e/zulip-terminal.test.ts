@@ -1,0 +1,153 @@
+/**
+ * zulip-terminal (the Zulip project's terminal client, unmodified) driven under tmux against a
+ * running system, as a person would use it: it starts and draws the stream list and the Users
+ * panel with the people present, reads a stream, sends a stream message and a direct message
+ * (the recipient hears the typing), and quits cleanly.
+ *
+ * Needs the client checkout, Debian's Python packages it imports, and tmux (.ci/run installs
+ * them); skipped with the reason otherwise. Each run has its own tmux server socket, killed at
+ * the end.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { startSystem } from '../harness.js';
+import { QueuePoller, type ClientEvent } from './events-support.js';
+
+const CLIENT_DIR = process.env.ZC_ZULIP_TERMINAL_DIR ?? '/work/shared/clients/zulip-terminal';
+const PYTHON_API_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
+const PYTHON = '/usr/bin/python3';
+const MODULES = ['urwid', 'urwid_readline', 'requests', 'bs4', 'lxml', 'pygments', 'tzlocal', 'typing_extensions', 'pyperclip', 'dateutil', 'distro', 'pytz'];
+
+/** Why the client cannot run here, or undefined when it can. */
+function missing(): string | undefined {
+  if (!existsSync(path.join(CLIENT_DIR, 'zulipterminal'))) return `zulip-terminal not found at ${CLIENT_DIR}`;
+  if (!existsSync(path.join(PYTHON_API_DIR, 'zulip'))) return `python-zulip-api not found at ${PYTHON_API_DIR}`;
+  if (!existsSync(PYTHON)) return `no ${PYTHON}`;
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+  } catch {
+    return 'tmux is not installed (apt-get install tmux)';
+  }
+  try {
+    execFileSync(PYTHON, ['-c', `import ${MODULES.join(', ')}`], { stdio: 'pipe' });
+  } catch (e) {
+    const why = String((e as { stderr?: Buffer }).stderr ?? e).trim().split('\n').at(-1);
+    return `zulip-terminal's Python dependencies are missing (${why}); .ci/run installs Debian's python3-* packages`;
+  }
+  return undefined;
+}
+
+const skip = missing();
+
+t.setTimeout(90_000);
+
+t.test('zulip-terminal: start, people present, read a stream, send, direct message with typing, quit', { skip: skip ?? false }, async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet, othello, desdemona } = sys.people;
+  const unique = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+
+  // What Hamlet finds when he starts the client: a stream with a message, two people online.
+  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Elsinore walls' }], principals: [hamlet.user_id, othello.user_id, desdemona.user_id] });
+  const greeting = await sys.client(othello).post('/messages', { type: 'stream', to: 'Elsinore walls', topic: 'watch', content: `Who is there ${unique}?` });
+  t.equal(greeting.status, 200, 'a message to read');
+  for (const who of [othello, desdemona]) t.equal((await sys.client(who).post('/users/me/presence', { status: 'active', new_user_input: true })).status, 200, `${who.full_name} is online`);
+  const { poller: desdemonas } = await QueuePoller.register(sys.client(desdemona), { event_types: ['typing', 'message'] });
+  /** The first event in Desdemona's queue that `wanted` accepts (others, such as the stream message, are passed over). */
+  const desdemonasQueue = async (wanted: (e: ClientEvent) => boolean): Promise<ClientEvent> => {
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      const found = (await desdemonas.collect(1, deadline - Date.now())).find(wanted);
+      if (found) return found;
+    }
+    throw new Error('the event never reached Desdemona');
+  };
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-zterm-'));
+  const rc = path.join(dir, 'zuliprc');
+  writeFileSync(rc, `[api]\nemail=${hamlet.email}\nkey=${hamlet.api_key}\nsite=${sys.baseUrl}\n\n[zterm]\nnotify=disabled\nautohide=no_autohide\nexit_confirmation=disabled\n`, { mode: 0o600 });
+  const socket = `zc-zterm-${unique}`;
+  const tmux = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => execFile('tmux', ['-L', socket, ...args], { timeout: 10_000 }, (err, out) => (err ? reject(err) : resolve(out))));
+  t.teardown(async () => {
+    await tmux('kill-server').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc}; echo ZT-EXIT=$?; sleep 60`;
+  await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
+
+  /** The client's own logs (it writes them in its working directory), for a failure's diagnosis. */
+  const clientLogs = () =>
+    Object.fromEntries(
+      ['zulip-terminal-tracebacks.log', 'zulip-terminal-API-requests.log'].map((f) => [f, existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8').slice(-3000) : '(none)']),
+    );
+  const screen = () => tmux('capture-pane', '-p', '-t', 'zt');
+  /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
+  const see = async (what: string, ...texts: Array<string | { not: string }>) => {
+    const deadline = Date.now() + 20_000;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await screen();
+      if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    t.fail(what, { screen: last, ...clientLogs() });
+    throw new Error(`zulip-terminal never showed ${JSON.stringify(texts)}`);
+  };
+  const keys = (...k: string[]) => tmux('send-keys', '-t', 'zt', ...k);
+  const type = (text: string) => tmux('send-keys', '-t', 'zt', '-l', text);
+
+  // ● is zulip-terminal's mark for an active user (idle ◒, offline ○).
+  await see('the stream list, the Users panel with the people present, the newest message', '# Elsinore walls', '● Desdemona', '● Othello, the Moor', `Who is there ${unique}?`);
+
+  // Reading a stream: find it in the stream list (q), open it; the client marks what was read.
+  await keys('q');
+  await type('Elsinore');
+  await keys('Enter', 'Enter');
+  await see('narrowed to the stream', '# Elsinore walls  Search', `Who is there ${unique}?`);
+  const greetingId = greeting.body.id as number;
+  const readBy = async () => ((await sys.client(hamlet).get(`/messages/${greetingId}`)).body.message as { flags: string[] }).flags;
+  for (let i = 0; i < 50 && !(await readBy()).includes('read'); i++) await new Promise((r) => setTimeout(r, 100));
+  t.ok((await readBy()).includes('read'), 'the message read in the client is read on the server');
+
+  // A stream message: c opens the compose box on the narrowed stream.
+  await keys('c');
+  await see('stream compose box on the stream', '# Elsinore walls  ▶');
+  await keys('Tab');
+  await type('battlements');
+  await keys('Tab');
+  await type(`Nay, answer me ${unique}`);
+  await keys('C-d');
+  await see('the sent message in the stream', `Nay, answer me ${unique}`, '# Elsinore walls ▶  battlements');
+  // A lone Escape: urwid would read Escape and the next key together as a meta key.
+  await keys('Escape');
+  await see('the compose box closed', { not: '# Elsinore walls  ▶ battlements' });
+
+  // A direct message: Desdemona hears the typing, then gets the message.
+  await keys('x');
+  await see('direct message compose box', 'To:');
+  await type(`${desdemona.full_name} <${desdemona.email}>`);
+  await keys('Tab');
+  await type(`Get thee to a nunnery ${unique}`);
+  const typing = await desdemonasQueue((e) => e.type === 'typing');
+  t.match(typing, { type: 'typing', op: 'start', message_type: 'private', sender: { user_id: hamlet.user_id, email: hamlet.email } }, 'the recipient hears the typing');
+  await keys('C-d');
+  const received = await desdemonasQueue((e) => e.type === 'message' && (e.message as { type: string }).type === 'private');
+  t.match(received.message, { sender_id: hamlet.user_id, content: `Get thee to a nunnery ${unique}` }, 'the direct message arrives');
+  await keys('Escape');
+
+  // The server holds both messages as the client sent them.
+  const sent = await sys.client(hamlet).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [['sender', hamlet.email]] });
+  const contents = (sent.body.messages as Array<{ content: string; subject: string }>).map((m) => [m.subject, m.content]);
+  t.same(contents.slice(-2), [['battlements', `<p>Nay, answer me ${unique}</p>`], ['', `<p>Get thee to a nunnery ${unique}</p>`]], 'both messages stored as sent');
+
+  // Quitting: ^C without a confirmation (exit_confirmation=disabled). The client gives its
+  // queue back and ends; its exit status is always 1 (a `finally: sys.exit(1)` in its main),
+  // so "no crash report and no traceback log" is what a clean exit looks like.
+  await keys('C-c');
+  await see('the client ended', 'ZT-EXIT=');
+  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
+  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+});
