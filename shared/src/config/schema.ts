@@ -75,7 +75,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_MAX_QUEUES_PER_USER: int(['events'], 'Live event queues one user may hold.', 1, 100),
   ZC_MAX_EVENTS_PER_QUEUE: int(['events'], 'Unacknowledged events one queue may hold before it is dropped.', 1, 10_000),
   ZC_REGISTER_STATE_TIMEOUT_MS: int(['events'], 'How long an owning service may take to answer register_state.', 1, 10_000),
-  ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed at a third of it).', 100, 10_000),
+  ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed and contested every second; a successor takes over within it plus a second).', 100, 6_000),
   // --- messages --------------------------------------------------------------------------
   ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS: int(['messages'], 'POST /mark_all_as_read answers partially_completed after this long.', 1, 2000),
   ZC_MARK_ALL_AS_READ_BATCH_SIZE: int(['messages'], 'Rows marked read per batch of mark_all_as_read.', 1, 5000),

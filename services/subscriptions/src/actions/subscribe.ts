@@ -11,7 +11,7 @@ import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
 import type { RealmPeople } from '@zc/shared/directory';
 import { streamAudience, peerRecipients } from '../lib/audience.js';
-import { streamCreateEvent, subscriptionAddEvent, peerEvent } from '../lib/client-events.js';
+import { inChunks, streamCreateEvent, subscriptionAddEvent, peerEvent } from '../lib/client-events.js';
 import { isHexColor, pickColors } from '../lib/colors.js';
 import { pushTo } from '../lib/group-by.js';
 import { insufficientPermission, ownerRequired, unableToAccessStream, webPublicNotEnabled } from '../lib/errors.js';
@@ -270,7 +270,7 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
   for (const [userId, streamIds] of addedFor) {
     const role = roleOf.get(userId) ?? Role.MEMBER;
     const revealed = streamIds.map((id) => streamById.get(id) as StreamRow).filter((s) => !createdIds.has(s.id) && !canSeeStream(role, s, false));
-    if (revealed.length > 0) await notifyUsers(tx, realmId, [userId], streamCreateEvent(revealed.map((s) => toApiStream(s, stats.get(s.id)))));
+    for (const streams of inChunks(revealed.map((s) => toApiStream(s, stats.get(s.id))))) await notifyUsers(tx, realmId, [userId], streamCreateEvent(streams));
   }
 
   for (const s of touched) {
@@ -285,7 +285,8 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
       const sub = rowOf.get(`${userId}:${id}`) as SubscriptionRow;
       return toApiSubscription(s, sub, { stats: stats.get(id), emailHost: c.realm.host, subscribers: subscribersOf.get(id) ?? [] });
     });
-    await notifyUsers(tx, realmId, [userId], subscriptionAddEvent(subs));
+    // Thousands of streams at once go out as several add events (each fits on the bus).
+    for (const chunk of inChunks(subs)) await notifyUsers(tx, realmId, [userId], subscriptionAddEvent(chunk));
   }
 
   for (const s of touched) {
