@@ -79,7 +79,13 @@ t.test('outbox relay', async (t) => {
     const huge = randomBytes(1536 * 1024).toString('base64');
     // Large but compressible: travels gzipped and arrives unchanged.
     const large = 'stream name '.repeat(300_000);
-    await addToOutbox(pool, SCHEMA, happened, { n: -10, text: huge });
+    // Refused where it is written: the caller's transaction fails with a 400, nothing is stored.
+    await t.rejects(addToOutbox(pool, SCHEMA, happened, { n: -9, text: huge }), { code: 'BAD_REQUEST', httpStatus: 400, message: 'This request changes too much at once; split it into smaller requests' });
+    const written = await pool.query(`SELECT 1 FROM ${SCHEMA}.outbox WHERE (payload->>'n')::int = -9`);
+    t.equal(written.rowCount, 0, 'nothing was written');
+    // A row written around addToOutbox (the messages batch insert writes its rows itself)
+    // still cannot block the relay.
+    await pool.query(`INSERT INTO ${SCHEMA}.outbox(subject, payload, trace_carrier) VALUES ($1, $2, '{}')`, [happened.subject, JSON.stringify({ n: -10, text: huge })]);
     await addToOutbox(pool, SCHEMA, happened, { n: -11, text: large });
     await addToOutbox(pool, SCHEMA, happened, { n: -12, text: 'behind' });
     await until(() => received.some((r) => r.n === -12), 'the event behind the oversized one');

@@ -17,7 +17,12 @@ export interface EventsConfig {
   maxEventsPerQueue: number;
   /** How long an owning service may take to answer register_state. */
   registerStateTimeoutMs: number;
-  /** Leader lock lifetime; the leader renews it at a third of this. */
+  /**
+   * Leader lock lifetime. The leader renews it every second (a sixth of the default, so a
+   * stall of five seconds does not cost the lock) and the others try to take it as often, so
+   * a dead or paused leader is replaced within this plus a second; fencing (terms), not the
+   * TTL, keeps a leader that resumes late from writing.
+   */
   leaderLockMs: number;
 }
 

@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
-import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { createInbox, Empty, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
@@ -61,6 +61,13 @@ export interface HandlerContext {
  * nobody waits for any more would otherwise delay recovery by its whole length).
  */
 const DEADLINE_HEADER = 'Zc-Deadline';
+/**
+ * Held requests (`requestHeld`): the caller asks with `Zc-Hold-Ack`, and a replica serving
+ * the contract with a `holder` name answers at once with an empty message naming itself in
+ * `Zc-Held-By`, then later with the reply.
+ */
+const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
+const HELD_BY_HEADER = 'Zc-Held-By';
 const deadlines = new AsyncLocalStorage<number>();
 
 /** The deadline of the request being handled, if any (for work that should stop with it). */
@@ -154,6 +161,28 @@ export class EventTooLarge extends Error {
 
 /** Room left under max_payload for an event's headers (trace context, origin, encoding). */
 const HEADER_ROOM = 4096;
+/** NATS's default max_payload: what the deployments here run with (deploy/, k8s/). */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+/**
+ * The largest event (as sent: gzipped when large) the outbox relay can publish with the
+ * default max_payload. Events are checked against it where they are written (`addToOutbox`),
+ * so the change that would make one is refused instead of leaving a row nobody can relay.
+ */
+export const MAX_EVENT_BYTES = DEFAULT_MAX_PAYLOAD - HEADER_ROOM;
+
+/** An event's payload as the relay sends it: gzipped (with a header saying so) when large. */
+async function compressEvent(payload: string): Promise<{ data: Uint8Array; gzipped: boolean }> {
+  const data = enc.encode(payload);
+  if (data.length <= COMPRESS_REPLIES_OVER) return { data, gzipped: false };
+  return { data: await gzip(data), gzipped: true };
+}
+
+/** Bytes `payload` takes on the wire as an event (small ones are measured without compressing). */
+export async function eventWireBytes(payload: string): Promise<number> {
+  const bytes = Buffer.byteLength(payload);
+  if (bytes <= MAX_EVENT_BYTES) return bytes;
+  return (await compressEvent(payload)).data.length;
+}
 
 export interface BusOptions {
   url: string;
@@ -163,6 +192,32 @@ export interface BusOptions {
   log: Logger;
   defaultTimeoutMs?: number;
 }
+
+export interface ServeOptions {
+  /**
+   * This replica's name, for requests it may hold for long (a parked poll): a caller using
+   * `requestHeld` learns it at once and can watch that the replica is still alive.
+   */
+  holder?: string;
+}
+
+export interface HeldRequestOptions {
+  /** The whole wait; the replica holding the request answers before it (the deadline travels). */
+  timeoutMs: number;
+  /** A replica that does not say it holds the request within this is taken as unreachable. */
+  ackWithinMs: number;
+  /** Whether `holder`, which took the request at `heldSince`, still looks alive (asked every 250 ms). */
+  holderAlive(holder: string, heldSince: number): boolean;
+  /** Stops waiting (the caller is closing). */
+  signal?: AbortSignal;
+  /** Ask this holder (a replica's `ServeOptions.holder`) rather than any replica of the queue group. */
+  to?: string;
+}
+
+/** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
+export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted'; holder?: string };
+
+const HOLDER_CHECK_EVERY_MS = 250;
 
 export interface ConsumeOptions {
   /** Durable consumer name, unique per consuming service and purpose. */
@@ -259,20 +314,19 @@ export class Bus {
   }
 
   /** Serves `c` in the service's queue group; the handler's AppErrors become error replies. */
-  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>): void {
+  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>, opts: ServeOptions = {}): void {
     const subject = this.subject(c.subject);
     const log = this.log.child({ subject });
-    const sub = this.nc.subscribe(subject, {
-      queue: c.service,
-      callback: (err, msg) => {
-        if (err) {
-          log.error({ err }, 'subscription failed');
-          return;
-        }
-        void this.handle(c, msg, handler, log);
-      },
-    });
-    this.subs.push(sub);
+    const callback = (err: Error | null, msg: Msg) => {
+      if (err) {
+        log.error({ err }, 'subscription failed');
+        return;
+      }
+      void this.handle(c, msg, handler, log, opts.holder);
+    };
+    this.subs.push(this.nc.subscribe(subject, { queue: c.service, callback }));
+    // A holder is also reachable by name, so a caller can avoid a replica it knows is silent.
+    if (opts.holder !== undefined) this.subs.push(this.nc.subscribe(`${subject}.${opts.holder}`, { callback }));
   }
 
   private async handle<C extends RpcContract>(
@@ -280,12 +334,18 @@ export class Bus {
     msg: Msg,
     handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>,
     log: Logger,
+    holder: string | undefined,
   ): Promise<void> {
     const deadlineHeader = Number(msg.headers?.get(DEADLINE_HEADER));
     const deadline = Number.isFinite(deadlineHeader) && deadlineHeader > 0 ? deadlineHeader : undefined;
     if (deadline !== undefined && Date.now() >= deadline) {
       log.warn({ late_ms: Date.now() - deadline }, 'request dropped: its caller has stopped waiting');
       return;
+    }
+    if (holder !== undefined && msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
+      const h = natsHeaders();
+      h.set(HELD_BY_HEADER, holder);
+      msg.respond(Empty, { headers: h });
     }
     let body: ReplyBody;
     try {
@@ -356,6 +416,79 @@ export class Bus {
     });
   }
 
+  /**
+   * Calls `c` on a replica that may hold the request for long (a parked poll) and says at once
+   * which replica it is (`ServeOptions.holder`). The caller stops waiting as soon as that
+   * replica looks dead (`holderAlive`), or when none took the request within `ackWithinMs`
+   * (NATS still routes to a paused process until the server notices it), instead of at the end
+   * of the whole wait; it can then ask again, reaching a live replica.
+   * Error replies are rethrown as AppError, no responder as 503.
+   */
+  async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
+    const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
+    return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+      const data = enc.encode(JSON.stringify(req));
+      if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
+      const started = Date.now();
+      return new Promise<HeldOutcome<ReplyOf<C>>>((resolve, reject) => {
+        let done = false;
+        let holder: string | undefined;
+        let heldSince = 0;
+        let sub: Subscription | undefined;
+        const finish = (settle: () => void) => {
+          if (done) return;
+          done = true;
+          clearInterval(watch);
+          o.signal?.removeEventListener('abort', onAbort);
+          try {
+            sub?.unsubscribe();
+          } catch {
+            /* the connection is closed: so is the subscription */
+          }
+          settle();
+        };
+        const watch = setInterval(() => {
+          const now = Date.now();
+          if (now - started >= o.timeoutMs) finish(() => resolve({ gaveUp: 'timeout' }));
+          else if (holder === undefined && now - started >= o.ackWithinMs) finish(() => resolve({ gaveUp: 'unacknowledged' }));
+          else if (holder !== undefined && !o.holderAlive(holder, heldSince)) finish(() => resolve({ gaveUp: 'holder lost', holder }));
+        }, Math.max(10, Math.min(HOLDER_CHECK_EVERY_MS, o.timeoutMs)));
+        const onAbort = () => finish(() => resolve({ gaveUp: 'aborted' }));
+        if (o.signal?.aborted) return onAbort();
+        o.signal?.addEventListener('abort', onAbort);
+        const onMessage = (err: Error | null, m: Msg) => {
+          if (err || (m.data.length === 0 && m.headers?.code === 503)) {
+            if (err) this.log.warn({ err, subject }, 'request failed');
+            finish(() => reject(serviceUnavailable()));
+            return;
+          }
+          const by = m.headers?.get(HELD_BY_HEADER);
+          if (by) {
+            holder = by;
+            heldSince = Date.now();
+            return;
+          }
+          decodeReply(m).then(
+            (bytes) => {
+              const body = JSON.parse(dec.decode(bytes)) as ReplyBody;
+              finish(() => ('err' in body ? reject(fromWireError(body.err)) : resolve({ reply: body.ok as ReplyOf<C> })));
+            },
+            (e: unknown) => finish(() => reject(e)),
+          );
+        };
+        try {
+          const inbox = createInbox();
+          sub = this.nc.subscribe(inbox, { callback: onMessage });
+          this.nc.publish(subject, data, { reply: inbox, headers: carrierToHeaders({ [DEADLINE_HEADER]: String(started + o.timeoutMs), [HOLD_ACK_HEADER]: '1' }) });
+        } catch (e) {
+          this.log.warn({ err: e, subject }, 'request failed');
+          finish(() => reject(serviceUnavailable()));
+          return;
+        }
+      });
+    });
+  }
+
   /** Creates (or updates) the JetStream stream capturing `<prefix>.<service>.<kind>.>`. */
   async ensureStream(service: string, kind: 'evt' | 'inbox' = 'evt'): Promise<string> {
     const name = eventStreamName(this.prefix, service, kind);
@@ -387,12 +520,9 @@ export class Bus {
   async encodeEvent(payload: string, carrier?: Record<string, string>): Promise<{ data: Uint8Array; headers: MsgHdrs }> {
     const headers = natsHeaders();
     for (const [k, v] of Object.entries(carrier ?? {})) headers.set(k, v);
-    let data = enc.encode(payload);
-    if (data.length > COMPRESS_REPLIES_OVER) {
-      data = await gzip(data);
-      headers.set(ENCODING_HEADER, 'gzip');
-    }
-    const limit = (this.nc.info?.max_payload ?? 1024 * 1024) - HEADER_ROOM;
+    const { data, gzipped } = await compressEvent(payload);
+    if (gzipped) headers.set(ENCODING_HEADER, 'gzip');
+    const limit = (this.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM;
     if (data.length > limit) throw new EventTooLarge(data.length, limit);
     return { data, headers };
   }

@@ -69,13 +69,14 @@ export const ENV_SCHEMA = Type.Object({
   ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
   ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service.', 0, 30_000, 3_600_000),
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
+  ZC_ACCESS_LOG: bool(['gateway'], 'One log line per request (route, status, duration, user, trace id; long-polls marked).', true),
   // --- events ----------------------------------------------------------------------------
   ZC_HEARTBEAT_MS: int(['events', 'gateway'], 'Fixed heartbeat delay of a parked poll (tests); 0: Zulip\'s 45-55 s.', 0, 0),
   ZC_EVENT_QUEUE_LIFESPAN_SECS: int(['events'], 'Idle lifetime of an event queue when /register asks for none (Zulip: 600).', 1, 600),
   ZC_MAX_QUEUES_PER_USER: int(['events'], 'Live event queues one user may hold.', 1, 100),
   ZC_MAX_EVENTS_PER_QUEUE: int(['events'], 'Unacknowledged events one queue may hold before it is dropped.', 1, 10_000),
   ZC_REGISTER_STATE_TIMEOUT_MS: int(['events'], 'How long an owning service may take to answer register_state.', 1, 10_000),
-  ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed at a third of it).', 100, 10_000),
+  ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed and contested every second; a successor takes over within it plus a second).', 100, 6_000),
   // --- messages --------------------------------------------------------------------------
   ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS: int(['messages'], 'POST /mark_all_as_read answers partially_completed after this long.', 1, 2000),
   ZC_MARK_ALL_AS_READ_BATCH_SIZE: int(['messages'], 'Rows marked read per batch of mark_all_as_read.', 1, 5000),

@@ -119,3 +119,14 @@ export const EventsBroadcast = Type.Object({
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;
 export const eventsBroadcast = broadcast('events.bcast.v1.queues', EventsBroadcast);
+
+/**
+ * Every events replica says it is alive this often (`eventsAlive`, core NATS). A gateway
+ * holding a poll parked on a replica (`Bus.requestHeld`, the replica named itself) stops
+ * waiting for it once it has been silent a few beats: a paused or cut-off replica would
+ * otherwise keep its polls unanswered until the heartbeat (45–55 s).
+ */
+export const EVENTS_ALIVE_EVERY_MS = 1_000;
+export const EventsAlive = Type.Object({ replica: Type.String() });
+export type EventsAlive = Static<typeof EventsAlive>;
+export const eventsAlive = broadcast('events.bcast.v1.alive', EventsAlive);

@@ -71,6 +71,8 @@ export const organizationAdministratorRequired = () => new AppError('UNAUTHORIZE
 /** Zulip's OrganizationOwnerRequiredError. */
 export const organizationOwnerRequired = () => new AppError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400);
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
+/** A change whose client or domain event could never be delivered (over NATS's max_payload even gzipped). */
+export const changeTooLarge = () => new AppError('BAD_REQUEST', 'This request changes too much at once; split it into smaller requests', 400);
 export const internalError = (cause?: unknown) =>
   new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500, {}, { cause });
 

@@ -7,7 +7,8 @@
  */
 import type { Static } from '@sinclair/typebox';
 import type pg from 'pg';
-import { EventTooLarge, type Bus, type EventContract } from '../bus/index.js';
+import { EventTooLarge, MAX_EVENT_BYTES, eventWireBytes, type Bus, type EventContract } from '../bus/index.js';
+import { changeTooLarge } from '../errors/index.js';
 import type { Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders } from '../telemetry/index.js';
@@ -16,16 +17,24 @@ import { injectTraceHeaders } from '../telemetry/index.js';
 export const ORIGIN_HEADER = 'Zc-Origin';
 export const TXID_HEADER = 'Zc-Txid';
 
-/** Writes `payload` for `c` into the outbox of `schema`, inside the caller's transaction. */
+/**
+ * Writes `payload` for `c` into the outbox of `schema`, inside the caller's transaction.
+ * An event too large for the bus even gzipped is refused here with a 400 (the transaction
+ * rolls back, the caller is told): written, it could only be moved aside by the relay, and
+ * whoever should have heard of the change never would. Producers of long lists split them
+ * into several events first (subscriptions: `inChunks`).
+ */
 export async function addToOutbox<C extends EventContract>(
   q: Queryable,
   schema: string,
   c: C,
   payload: Static<C['payload']>,
 ): Promise<void> {
+  const json = JSON.stringify(payload);
+  if (json.length > MAX_EVENT_BYTES / 4 && (await eventWireBytes(json)) > MAX_EVENT_BYTES) throw changeTooLarge();
   await q.query(`INSERT INTO "${schema}".outbox(subject, payload, trace_carrier) VALUES ($1, $2, $3)`, [
     c.subject,
-    JSON.stringify(payload),
+    json,
     JSON.stringify(injectTraceHeaders({})),
   ]);
 }

@@ -38,7 +38,8 @@ t.test('a poll parked on a dead events replica', async (t) => {
   const took = Date.now() - started;
   t.equal(r.status, 200);
   t.same(r.body, { result: 'success', msg: '', events: [], queue_id: poller.queueId }, 'answered with no events');
-  t.ok(took < 3000 + 1500, `within the heartbeat interval plus a second (${took} ms)`);
+  // The gateway's window is the heartbeat plus a second; the rest is slack for a loaded machine.
+  t.ok(took < 3000 + 2500, `within the heartbeat interval plus a second (${took} ms)`);
   t.ok(took >= 3000, `not before the window (${took} ms): the gateway, not an error, answered`);
 
   await sys.client(hamlet).post('/drafts', draft('after the death'));

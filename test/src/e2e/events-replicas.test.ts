@@ -11,7 +11,10 @@ import type { ApiClient } from '../client.js';
 import { startSystem } from '../harness.js';
 import { QueuePoller, type ClientEvent } from './events-support.js';
 
-process.env.ZC_HEARTBEAT_MS = '2000';
+// Long enough that the timing checks below ("woken, not by a heartbeat") keep a wide margin on
+// a loaded machine: at 2 s, a wake delayed past 1.5 s by load failed the file once in CI.
+const HEARTBEAT_MS = 5000;
+process.env.ZC_HEARTBEAT_MS = String(HEARTBEAT_MS);
 // A stopped leader's lock would otherwise block delivery for up to 10 s.
 process.env.ZC_EVENTS_LEADER_LOCK_MS = '1500';
 
@@ -45,6 +48,15 @@ function pollForever(poller: QueuePoller, stop: { done: boolean; errors?: string
   })();
 }
 
+async function untilAsync(ms: number, probe: () => Promise<boolean>): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await probe()) return true;
+    await sleep(20);
+  }
+  return probe();
+}
+
 async function until(ms: number, probe: () => boolean): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
@@ -60,6 +72,11 @@ t.test('events with two replicas of every service', async (t) => {
   const [gwA, gwB] = sys.gatewayUrls as [string, string];
   const viaA = (a = hamlet): ApiClient => sys.client(a, { baseUrl: gwA });
   const viaB = (a = hamlet): ApiClient => sys.client(a, { baseUrl: gwB });
+  const parkedPolls = async () => {
+    let n = 0;
+    for (const s of sys.services.get('events') ?? []) n += (await s.ctx.metrics.getSingleMetric('zc_events_parked_polls')?.get())?.values[0]?.value ?? 0;
+    return n;
+  };
 
   t.test('polls parked through one gateway wake for changes made through the other', async (t) => {
     const pollers = await Promise.all(Array.from({ length: 8 }, async () => (await QueuePoller.register(viaA(), { event_types: ['drafts'] })).poller));
@@ -69,14 +86,15 @@ t.test('events with two replicas of every service', async (t) => {
     await viaB().post('/drafts', draft('across gateways'));
     const got = await Promise.all(parked);
     for (const events of got) t.same(contentsOf(events), ['across gateways']);
-    t.ok(Date.now() - started < 1500, `all eight woke at once (${Date.now() - started} ms), not at a heartbeat`);
+    t.ok(Date.now() - started < HEARTBEAT_MS - 1000, `all eight woke at once (${Date.now() - started} ms), not at a heartbeat`);
   });
 
   t.test('a newer poll through the other gateway ends the older one', async (t) => {
     for (let i = 0; i < 4; i++) {
       const { poller } = await QueuePoller.register(viaA(), { event_types: ['drafts'] });
       const older = viaA().get('/events', { queue_id: poller.queueId, last_event_id: -1 });
-      await sleep(200);
+      // The older poll must be parked before the newer is sent (a fixed sleep was a race under load).
+      t.ok(await untilAsync(5000, async () => (await parkedPolls()) >= 1), 'the older poll parked');
       const newer = viaB().get('/events', { queue_id: poller.queueId, last_event_id: -1 });
       t.same((await older).body, { result: 'success', msg: '', events: [], queue_id: poller.queueId }, `round ${i}`);
       await viaB().post('/drafts', draft(`newer ${i}`));
@@ -166,7 +184,7 @@ t.test('events with two replicas of every service', async (t) => {
     const r = await polls[0];
     t.equal(r?.status, 200);
     t.same(r?.body, { result: 'success', msg: '', events: [], queue_id: poller.queueId });
-    t.ok(Date.now() - started < 1900, 'before any heartbeat');
+    t.ok(Date.now() - started < HEARTBEAT_MS - 1000, `before any heartbeat (${Date.now() - started} ms)`);
     await sys.startReplica('events');
   });
 
@@ -179,7 +197,7 @@ t.test('events with two replicas of every service', async (t) => {
     const r = await parked;
     t.equal(r.status, 200);
     t.same(r.body, { result: 'success', msg: '', events: [], queue_id: poller.queueId });
-    t.ok(Date.now() - started < 1900, `the gateway stopped without waiting for the heartbeat (${Date.now() - started} ms)`);
+    t.ok(Date.now() - started < HEARTBEAT_MS - 1000, `the gateway stopped without waiting for the heartbeat (${Date.now() - started} ms)`);
     await viaA().post('/drafts', draft('after the gateway left'));
     const again = await sys.client(hamlet, { baseUrl: gwA }).get('/events', { queue_id: poller.queueId, last_event_id: -1 });
     t.same(contentsOf(again.body.events as ClientEvent[]), ['after the gateway left'], 'the queue carries on through the other gateway');

@@ -124,6 +124,8 @@ t.test('docker-compose.yml', async (t) => {
   t.ok(nats.command.join(' ').includes('--http_port 8222'), 'and its monitoring port');
   t.ok(nats.ports.some((p) => p.endsWith(':8222')), 'published');
   t.match(nats.healthcheck.test.join(' '), /healthz\?js-enabled-only=true/);
+  t.ok(nats.command.join(' ').includes('-c /etc/nats/zc.conf'), 'NATS reads deploy/nats.conf');
+  t.match(read('deploy/nats.conf'), /^ping_interval: "5s"\nping_max: 2$/m, 'which cuts off a silent client within about 10 s');
   for (const [name, svc] of Object.entries(s)) {
     for (const p of (svc.ports as string[] | undefined) ?? []) t.match(p, /^127\.0\.0\.1:/, `${name} publishes on loopback only`);
   }

@@ -2,7 +2,7 @@
  * Moves client events from the JetStream inbox (`events.inbox.v1.notify`) into the queues.
  *
  * Order: exactly one replica appends at a time (a leader lock in Redis with a TTL, renewed
- * at a third of it), reading the inbox in stream order. Events of one queue therefore reach
+ * every second, or at a third of a shorter TTL), reading the inbox in stream order. Events of one queue therefore reach
  * it in commit order however many replicas run; any replica serves polls.
  *
  * No loss, no duplicates: the registry keeps a cursor (the last inbox seq applied to every
@@ -46,6 +46,11 @@ interface Note {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The leader renews its lock, and the others try to take it, this often (or at a third of a
+ * shorter TTL): a successor starts within the TTL plus this after the leader stopped renewing.
+ */
+const ELECT_EVERY_MS = 1_000;
 
 export class Appender {
   private readonly token = randomUUID();
@@ -69,7 +74,7 @@ export class Appender {
   }
 
   start(): void {
-    const every = Math.max(50, Math.floor(this.deps.config.leaderLockMs / 3));
+    const every = Math.max(50, Math.min(ELECT_EVERY_MS, Math.floor(this.deps.config.leaderLockMs / 3)));
     void this.elect();
     this.timer = setInterval(() => void this.elect(), every);
   }

@@ -9,7 +9,7 @@
  * `events: []`: nothing is lost, since only the client's next last_event_id acknowledges).
  */
 import { randomUUID } from 'node:crypto';
-import { eventsBroadcast, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import { EVENTS_ALIVE_EVERY_MS, eventsAlive, eventsBroadcast, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
 import type { PollResult, QueueStore } from '../store/queue-store.js';
@@ -53,9 +53,13 @@ interface Parked {
 
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
-  /** Recorded in a queue while a poll of this replica is parked on it. */
-  private readonly replicaId = randomUUID();
+  /**
+   * Recorded in a queue while a poll of this replica is parked on it; gateways holding a poll
+   * parked here learn it and hear it in `eventsAlive` every second.
+   */
+  readonly replicaId = randomUUID();
   private stopListening?: () => void;
+  private aliveTimer?: NodeJS.Timeout;
   private stopping = false;
 
   constructor(private readonly deps: EventsDeps) {}
@@ -76,6 +80,9 @@ export class PollHub {
         if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, noEvents(p.queueId));
       }
     });
+    const beat = () => this.deps.bus.broadcast(eventsAlive, { replica: this.replicaId });
+    beat();
+    this.aliveTimer = setInterval(beat, EVENTS_ALIVE_EVERY_MS);
   }
 
   /** Tells every replica (this one included) that these queues have new events. */
@@ -92,6 +99,7 @@ export class PollHub {
   /** Ends every parked poll with no events; new polls answer at once from now on. */
   stop(): void {
     this.stopping = true;
+    clearInterval(this.aliveTimer);
     for (const p of [...this.parked.values()]) {
       this.finish(p, noEvents(p.queueId));
       this.deps.store.release(p.queueId, Date.now(), p.generation).catch((err) => this.deps.log.warn({ err }, 'queue release failed'));

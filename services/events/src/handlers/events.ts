@@ -8,7 +8,7 @@ import type { PollHub } from '../delivery/poll-hub.js';
 
 export function registerEventHandlers(bus: Bus, deps: EventsDeps, hub: PollHub): void {
   bus.serve(eventsRpc.register, (r) => doRegister(deps, r));
-  bus.serve(eventsRpc.get, (r, ctx) => hub.getEvents(r, ctx.deadline));
+  bus.serve(eventsRpc.get, (r, ctx) => hub.getEvents(r, ctx.deadline), { holder: hub.replicaId });
   bus.serve(eventsRpc.deleteQueue, async (r) => {
     await doDeleteQueue(deps, hub, r.actor, r.queue_id);
     return {};

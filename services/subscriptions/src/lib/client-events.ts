@@ -7,7 +7,57 @@ import { unixSeconds } from './stream-view.js';
 
 export type ClientEvent = Record<string, unknown>;
 
+/**
+ * Bytes of JSON one event's list may take before the rest goes into another event of the
+ * same type and op. An event must fit in one NATS message (1 MiB, gzipped when large; see
+ * `addToOutbox`), and a single subscribe call can add thousands of streams with their
+ * descriptions and subscriber lists. Clients apply each `add` in turn, so several events
+ * leave them in the same state as one.
+ */
+export const EVENT_LIST_BUDGET_BYTES = 256 * 1024;
+
+/** `items` in order, cut into runs whose JSON stays within `budget` bytes (one item at least). */
+export function inChunks<T>(items: readonly T[], budget = EVENT_LIST_BUDGET_BYTES): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (current.length > 0 && bytes + size > budget) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
 export const streamCreateEvent = (streams: Array<Record<string, unknown>>): ClientEvent => ({ type: 'stream', op: 'create', streams });
+
+/**
+ * A stream is gone for the recipients (archived, or no longer visible to them): Zulip's
+ * full stream objects under `streams`, and `stream_ids` as later clients read it.
+ */
+export const streamDeleteEvent = (streams: Array<Record<string, unknown>>): ClientEvent => ({
+  type: 'stream',
+  op: 'delete',
+  streams,
+  stream_ids: streams.map((s) => s.stream_id as number),
+});
+
+/** One setting of a stream changed; `name` is the stream's name as the recipients know it. */
+export const streamUpdateEvent = (streamId: number, name: string, property: string, value: unknown, extra: Record<string, unknown> = {}): ClientEvent => ({
+  type: 'stream',
+  op: 'update',
+  stream_id: streamId,
+  name,
+  property,
+  value,
+  ...extra,
+});
 
 export const subscriptionAddEvent = (subscriptions: Array<Record<string, unknown>>): ClientEvent => ({
   type: 'subscription',

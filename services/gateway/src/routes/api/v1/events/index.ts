@@ -1,50 +1,56 @@
 import type { FastifyInstance } from 'fastify';
-import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply } from '@zc/shared/contracts';
+import type { HeldOutcome } from '@zc/shared/bus';
+import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import { isAppError } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
+import { EventsReplicas } from '../../../../lib/events-replicas.js';
 import { params } from '../../../../plugins/params.js';
 
 /**
  * How long a parked poll may stay unanswered: the heartbeat interval (ZC_HEARTBEAT_MS when
  * fixed, for tests), plus a second. The events replica heartbeats before this deadline (it
- * travels with the request); if the replica died or hangs, this gateway answers `events: []`
- * itself when it passes, so the client re-polls (reaching a live replica) within the
- * heartbeat interval instead of waiting for a bus timeout.
+ * travels with the request); if no live replica answers by then, this gateway answers
+ * `events: []` itself, so the client polls again.
  */
 const pollWindowMs = () => (Number(process.env.ZC_HEARTBEAT_MS) || LONGPOLL_MAX_PARK_MS) + 1_000;
+/**
+ * A replica says at once that it holds a poll (it only has to receive it). One that does not
+ * within this is paused or cut off (and NATS may still route to it for many seconds), and the
+ * poll goes again, to another replica.
+ */
+const HOLD_ACK_WITHIN_MS = 1_000;
+/** Less than this left of the window: answer `events: []` rather than parking again. */
+const MIN_PARK_MS = 1_500;
 
 /**
  * GET /api/v1/events (long-poll) and DELETE /api/v1/events (spec 4.21). A parked poll holds
  * only its HTTP request and one pending bus request here; the events service answers when
- * the queue has events, with a heartbeat, or when a newer poll supplants it.
+ * the queue has events, with a heartbeat, or when a newer poll supplants it. Polls go to an
+ * events replica heard beating within the last seconds (the queue group when none is known);
+ * the replica holding the poll names itself, and when it falls silent (killed, paused, cut
+ * off) the poll is asked again of another, so the client gets its events within seconds
+ * instead of after the heartbeat. Nothing is lost or doubled by asking again:
+ * only the client's last_event_id acknowledges, and the newer poll supplants the older one.
  */
 export default async function eventsRoutes(app: FastifyInstance) {
-  const { bus } = app.deps;
+  const { bus, log } = app.deps;
   const pollWindow = pollWindowMs();
+  const replicas = new EventsReplicas();
+  const stopListening = replicas.listen(bus);
   // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
   // acknowledged only by the client's next last_event_id), instead of holding the close.
   const parked = new Set<() => void>();
   app.addHook('preClose', async () => {
     for (const end of parked) end();
   });
+  app.addHook('onClose', async () => stopListening());
 
   app.get('/', async (request, response) => {
     const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
-    const started = Date.now();
-    const poll = bus.request(eventsRpc.get, { actor: request.actor, ...p }, { timeoutMs: pollWindow });
-    const reply = await new Promise<GetEventsReply>((resolve, reject) => {
-      const end = () => resolve({ events_json: '[]', queue_id: p.queue_id });
-      parked.add(end);
-      poll
-        .then(resolve, (e) => {
-          // The whole window passed without an answer: the replica holding the poll is gone or
-          // stuck. Nothing is lost (only the client's next last_event_id acknowledges), so the
-          // client simply polls again. A quick failure (no replica at all) stays a 503.
-          if (!p.dont_block && Date.now() - started >= pollWindow) end();
-          else reject(e);
-        })
-        .finally(() => parked.delete(end));
-    });
+    const ask = { actor: request.actor, ...p };
+    const noEvents: GetEventsReply = { events_json: '[]', queue_id: p.queue_id };
+    const reply = p.dont_block ? await bus.request(eventsRpc.get, ask) : await parkedPoll(ask, noEvents);
     // The events arrive as JSON text and go out as it (see GetEventsReply); only a request
     // with parameters to report as ignored takes the envelope's object path.
     if (request.ignoredParams) {
@@ -53,6 +59,44 @@ export default async function eventsRoutes(app: FastifyInstance) {
     const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
     return response.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":${reply.events_json}${queueId}}`);
   });
+
+  /** One parked poll: asked of live replicas in turn until answered or the window passes. */
+  async function parkedPoll(ask: GetEventsRequest, noEvents: GetEventsReply): Promise<GetEventsReply> {
+    const windowEnd = Date.now() + pollWindow;
+    const closing = new AbortController();
+    const endNow = () => closing.abort();
+    parked.add(endNow);
+    try {
+      let avoid: string | undefined;
+      for (let attempt = 0; ; attempt++) {
+        const left = windowEnd - Date.now();
+        // The first attempt always goes, however short the window (tests use short heartbeats).
+        if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return noEvents;
+        const to = replicas.pick(avoid);
+        let outcome: HeldOutcome<GetEventsReply>;
+        try {
+          outcome = await bus.requestHeld(eventsRpc.get, ask, {
+            timeoutMs: Math.max(left, 1),
+            ackWithinMs: HOLD_ACK_WITHIN_MS,
+            holderAlive: (r, since) => replicas.isAlive(r, since),
+            signal: closing.signal,
+            ...(to !== undefined ? { to } : {}),
+          });
+        } catch (e) {
+          // No responder under that name: the replica is gone; the queue group decides next.
+          if (to === undefined || !isAppError(e) || e.code !== 'SERVICE_UNAVAILABLE') throw e;
+          replicas.forget(to);
+          continue;
+        }
+        if ('reply' in outcome) return outcome.reply;
+        if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return noEvents;
+        avoid = outcome.holder ?? to;
+        log.info({ queue_id: ask.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
+      }
+    } finally {
+      parked.delete(endNow);
+    }
+  }
 
   app.delete('/', async (request) => {
     const p = params(request, { queue_id: str() });
