@@ -103,6 +103,8 @@ function spawn(service, index) {
   const label = `${service}-${index}`;
   cluster.setupPrimary({ exec: path.join(ROOT, 'services', service, 'dist', 'main.js'), silent: true });
   const worker = cluster.fork({
+    // Human-readable lines at a terminal, JSON when the output goes to a file or a pipe.
+    ZC_LOG_FORMAT: process.env.ZC_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),
     ZC_ADMIN_PORT: String(ADMIN_PORT_BASE + SERVICES.indexOf(service) * 10 + index),
     ZC_INSTANCE: label,
     ZC_SERVICE: service,

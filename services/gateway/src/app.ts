@@ -1,6 +1,7 @@
 /** The gateway application (tests build this; server.ts adds listening and signals). */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { GatewayDeps } from './deps.js';
+import accessLog from './plugins/access-log.js';
 import auth from './plugins/auth.js';
 import errorEnvelope, { answerClientError, answerFrameworkError } from './plugins/error-envelope.js';
 import inputGuard from './plugins/input-guard.js';
@@ -26,6 +27,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     trustProxy: deps.gateway.trustProxy,
   });
   app.decorate('deps', deps);
+  await app.register(accessLog);
   await app.register(errorEnvelope);
   await app.register(zulipParams);
   await app.register(inputGuard);

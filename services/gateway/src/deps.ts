@@ -1,6 +1,7 @@
 import type { Bus } from '@zc/shared/bus';
 import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Logger } from '@zc/shared/logging';
+import type { Registry } from 'prom-client';
 import type { Redis } from '@zc/shared/redis';
 
 export interface GatewayConfig {
@@ -24,6 +25,8 @@ export interface GatewayConfig {
    * addresses/CIDRs (Fastify's trustProxy).
    */
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
+  /** One log line per request (ZC_ACCESS_LOG). */
+  accessLog: boolean;
 }
 
 /** The gateway's settings from the checked environment (@zc/shared/config's schema). */
@@ -37,6 +40,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     authFailuresPerIpPerMinute: e.ZC_AUTH_FAILURES_PER_IP_PER_MINUTE,
     authCacheTtlMs: e.ZC_AUTH_CACHE_TTL_MS,
     trustProxy: parseTrustProxy(e.ZC_TRUST_PROXY),
+    accessLog: e.ZC_ACCESS_LOG,
   };
 }
 
@@ -46,6 +50,8 @@ export interface GatewayDeps {
   config: SharedConfig;
   gateway: GatewayConfig;
   log: Logger;
+  /** The process's Prometheus registry (HTTP RED metrics); absent in some tests. */
+  metrics?: Registry;
 }
 
 declare module 'fastify' {

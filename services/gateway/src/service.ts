@@ -11,7 +11,7 @@ export function gatewayService(overrides: Partial<GatewayConfig> = {}): ServiceD
     port: () => port,
     async start(ctx) {
       const gateway = { ...loadGatewayConfig(), ...overrides };
-      const app = await buildApp({ bus: ctx.bus, redis: ctx.redis, config: ctx.config, gateway, log: ctx.log });
+      const app = await buildApp({ bus: ctx.bus, redis: ctx.redis, config: ctx.config, gateway, log: ctx.log, metrics: ctx.metrics });
       await app.listen({ port: gateway.port, host: gateway.host });
       port = (app.server.address() as { port: number }).port;
       ctx.log.info({ port }, 'gateway listening');

@@ -69,6 +69,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
   ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service.', 0, 30_000, 3_600_000),
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
+  ZC_ACCESS_LOG: bool(['gateway'], 'One log line per request (route, status, duration, user, trace id; long-polls marked).', true),
   // --- events ----------------------------------------------------------------------------
   ZC_HEARTBEAT_MS: int(['events', 'gateway'], 'Fixed heartbeat delay of a parked poll (tests); 0: Zulip\'s 45-55 s.', 0, 0),
   ZC_EVENT_QUEUE_LIFESPAN_SECS: int(['events'], 'Idle lifetime of an event queue when /register asks for none (Zulip: 600).', 1, 600),

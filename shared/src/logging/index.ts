@@ -21,11 +21,23 @@ export const REDACTED_PATHS = [
   '*.content',
 ];
 
-export function createLogger(opts: { service: string; level?: string; instance?: string }): Logger {
-  return pino({
+/**
+ * The process logger. JSON lines by default (what log pipelines want); with
+ * ZC_LOG_FORMAT=pretty (npm start at a terminal) coloured one-line records through
+ * pino-pretty, a development dependency that production images do not carry.
+ */
+export function createLogger(opts: { service: string; level?: string; instance?: string; format?: 'json' | 'pretty' }): Logger {
+  const options = {
     level: opts.level ?? process.env.LOG_LEVEL ?? 'info',
     base: { service: opts.service, instance: opts.instance },
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  };
+  if ((opts.format ?? process.env.ZC_LOG_FORMAT) === 'pretty') {
+    return pino({
+      ...options,
+      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service,instance', singleLine: true } },
+    });
+  }
+  return pino(options);
 }

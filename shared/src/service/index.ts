@@ -169,7 +169,8 @@ function reportStartFailure(service: string, err: unknown): void {
       return 'info';
     }
   })();
-  const log = createLogger({ service, level: level === 'silent' ? 'fatal' : level });
+  // JSON, written synchronously: the process exits right after.
+  const log = createLogger({ service, level: level === 'silent' ? 'fatal' : level, format: 'json' });
   if (err instanceof ConfigError) {
     log.fatal({ problems: err.problems }, `${service} cannot start: ${err.message}`);
   } else {

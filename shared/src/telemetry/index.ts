@@ -75,3 +75,9 @@ export async function withSpan<T>(
     }),
   );
 }
+
+/** The active trace id, for log lines; undefined when tracing is off. */
+export function currentTraceId(): string | undefined {
+  const ctx = trace.getSpan(context.active())?.spanContext();
+  return ctx && trace.isSpanContextValid(ctx) ? ctx.traceId : undefined;
+}

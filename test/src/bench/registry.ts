@@ -14,6 +14,7 @@ const OPTIONAL_MODULES = [
   './scenarios-register.js',
   './scenarios-presence.js',
   './scenarios-user-groups.js',
+  './scenarios-uploads.js',
 ];
 
 /** The markdown package's renderer benchmark (markdown/src/bench.ts), outside this package. */

@@ -10,6 +10,9 @@
  * SIGTERM, and removes its database and prefixes on the way out.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@zc/shared/config';
@@ -33,7 +36,7 @@ async function shutdown(code: number): Promise<never> {
 }
 
 const replicas = JSON.parse(process.env.ZC_BENCH_REPLICAS_JSON ?? '{}') as Partial<Record<ServiceName, number>>;
-const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway'];
+const ORDER: ServiceName[] = ['users', 'subscriptions', 'messages', 'drafts', 'uploads', 'events', 'gateway'];
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -89,6 +92,9 @@ async function startProcesses(): Promise<Hello> {
   });
   const config = env.config;
   const gatewayUrls: string[] = [];
+  // The uploads service's local-disk storage, shared by its replicas and removed at the end.
+  const uploadsDir = mkdtempSync(path.join(os.tmpdir(), 'zc-bench-uploads-'));
+  teardowns.push(async () => rmSync(uploadsDir, { recursive: true, force: true }));
   for (const service of ORDER) {
     for (let i = 0; i < (replicas[service] ?? 1); i++) {
       const port = service === 'gateway' ? await freePort() : 0;
@@ -114,6 +120,7 @@ async function startProcesses(): Promise<Hello> {
           ZC_GATEWAY_HOST: '127.0.0.1',
           ZC_RATE_LIMIT_PER_MINUTE: '0',
           ZC_RATE_LIMIT_PER_IP_PER_MINUTE: '0',
+          ZC_UPLOADS_DIR: uploadsDir,
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
         },
       });
@@ -133,6 +140,7 @@ async function startProcesses(): Promise<Hello> {
   await until('users and messages', async () => (await iago.get('/users/me')).status === 200);
   await until('subscriptions', async () => (await iago.get('/streams')).status === 200);
   await until('drafts', async () => (await iago.get('/drafts')).status === 200);
+  await until('uploads', async () => (await iago.get('/attachments')).status === 200);
   await until('events', async () => {
     const q = await iago.post('/register', { event_types: ['message'] });
     if (q.status !== 200) return false;

@@ -118,7 +118,7 @@ export async function childSystem(replicas: Record<string, number>): Promise<Sta
   });
   return {
     sys,
-    replicas: { users: 1, subscriptions: 1, messages: 1, drafts: 1, events: 1, gateway: 1, ...replicas },
+    replicas: { users: 1, subscriptions: 1, messages: 1, drafts: 1, uploads: 1, events: 1, gateway: 1, ...replicas },
     layout: hello.layout,
     // The system's CPU is its own process's plus, in the processes layout, every service's.
     cpuSeconds: () => {

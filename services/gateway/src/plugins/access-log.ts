@@ -1,0 +1,35 @@
+/**
+ * One access-log line per request (route template, status, duration, user, trace id; parked
+ * long-polls marked) and the HTTP RED metrics. ZC_ACCESS_LOG=false keeps the metrics and
+ * drops the lines (load tests).
+ */
+import fp from 'fastify-plugin';
+import { httpMetrics } from '@zc/shared/metrics';
+import { currentTraceId } from '@zc/shared/telemetry';
+
+export default fp(async (app) => {
+  const { log, gateway, metrics } = app.deps;
+  const red = metrics ? httpMetrics(metrics) : undefined;
+  const access = log.child({ kind: 'access' });
+  app.addHook('onResponse', async (request, reply) => {
+    // Unmatched paths share one label, so a scanner cannot create series.
+    const route = request.routeOptions.url ?? 'unmatched';
+    const ms = reply.elapsedTime;
+    red?.observe(route, request.method, reply.statusCode, ms / 1000);
+    if (!gateway.accessLog) return;
+    const actor = request.actor as { user_id: number; realm_id: number } | undefined;
+    access.info(
+      {
+        method: request.method,
+        route,
+        status: reply.statusCode,
+        duration_ms: Math.round(ms * 10) / 10,
+        ...(actor ? { user_id: actor.user_id, realm_id: actor.realm_id } : {}),
+        ...(request.method === 'GET' && route.endsWith('/events') ? { longpoll: true } : {}),
+        client_ip: request.ip,
+        trace_id: currentTraceId(),
+      },
+      `${request.method} ${route} ${reply.statusCode} ${Math.round(ms)}ms`,
+    );
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Uploads (issue 11): throughput of uploading and downloading one 10 MB file through the
+ * gateway (POST /api/v1/user_uploads, GET /user_uploads/...), one at a time, and the uploads
+ * service's memory while 20 such uploads run at once (its bodies stream to storage, so RSS
+ * should grow by a few buffers each, not by 10 MB each).
+ *
+ *   npm run bench -- uploads-10mb [--opt rounds=5 --opt concurrent=20 --opt mb=10]
+ */
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { request } from 'undici';
+import { multipart } from '../e2e/uploads-support.js';
+import { basicAuth } from './load.js';
+import { defineScenario, type BenchAccount, type Scenario } from './scenario.js';
+
+/** RSS in MB of the bench system's uploads process (a grandchild of this process in the processes layout, else the system process). */
+function uploadsRssMb(): number | undefined {
+  return uploadsProcess()?.rssMb;
+}
+
+function uploadsProcess(): { pid: number; rssMb: number; which: string } | undefined {
+  const procs = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return [{ pid: Number(pid), ppid, rssMb: rss ? Number(rss[1]) / 1024 : 0, cmd }];
+      } catch {
+        return [];
+      }
+    });
+  const root = procs.find((p) => p.ppid === process.pid && p.cmd.includes('system-child'));
+  if (!root) return undefined;
+  const uploads = procs.find((p) => p.ppid === root.pid && p.cmd.includes('services/uploads/dist/main.js'));
+  return uploads ? { ...uploads, which: 'the uploads service process' } : { ...root, which: 'the whole system process (inprocess layout)' };
+}
+
+async function uploadOnce(baseUrl: string, who: BenchAccount, body: Buffer, contentType: string): Promise<string> {
+  const res = await request(`${baseUrl}/api/v1/user_uploads`, { method: 'POST', headers: { authorization: basicAuth(who), 'content-type': contentType }, body });
+  const answer = (await res.body.json()) as { uri?: string; msg?: string };
+  if (res.statusCode !== 200 || !answer.uri) throw new Error(`upload failed: ${res.statusCode} ${answer.msg ?? ''}`);
+  return answer.uri;
+}
+
+async function downloadOnce(baseUrl: string, who: BenchAccount, uri: string): Promise<number> {
+  const res = await request(`${baseUrl}${uri}`, { headers: { authorization: basicAuth(who) } });
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+  if (res.statusCode !== 200) throw new Error(`download failed: ${res.statusCode}`);
+  return bytes;
+}
+
+const uploads10mb = defineScenario<undefined>({
+  name: 'uploads-10mb',
+  description: 'upload and download throughput of a 10 MB file, and the uploads process RSS while 20 upload at once',
+  default: false,
+  async run(ctx) {
+    const me = ctx.sys.people.hamlet ?? ctx.sys.admin;
+    const base = ctx.sys.baseUrl;
+    const rounds = Number(ctx.options.extra.rounds ?? 5);
+    const concurrent = Number(ctx.options.extra.concurrent ?? 20);
+    const mb = Number(ctx.options.extra.mb ?? 10);
+    const { body, contentType } = multipart([{ filename: 'bench.bin', data: randomBytes(mb * 1024 * 1024) }]);
+    const bytes = mb * 1024 * 1024;
+
+    let uri = await uploadOnce(base, me, body, contentType); // warm-up
+    let t0 = performance.now();
+    for (let i = 0; i < rounds; i++) uri = await uploadOnce(base, me, body, contentType);
+    const uploadSeconds = (performance.now() - t0) / 1000;
+    t0 = performance.now();
+    for (let i = 0; i < rounds; i++) await downloadOnce(base, me, uri);
+    const downloadSeconds = (performance.now() - t0) / 1000;
+    ctx.log(`uploads: ${rounds} x ${mb} MB up in ${uploadSeconds.toFixed(2)} s, down in ${downloadSeconds.toFixed(2)} s`);
+
+    const idleRss = uploadsRssMb() ?? 0;
+    ctx.log(`uploads: RSS of ${uploadsProcess()?.which ?? 'nothing found'} (pid ${uploadsProcess()?.pid ?? '?'})`);
+    let peakRss = idleRss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, uploadsRssMb() ?? 0);
+    }, 50);
+    t0 = performance.now();
+    await Promise.all(Array.from({ length: concurrent }, () => uploadOnce(base, me, body, contentType)));
+    const concurrentSeconds = (performance.now() - t0) / 1000;
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, uploadsRssMb() ?? 0);
+    ctx.log(`uploads: ${concurrent} at once in ${concurrentSeconds.toFixed(2)} s; uploads RSS ${idleRss.toFixed(0)} -> ${peakRss.toFixed(0)} MB`);
+
+    const mbps = (seconds: number, n: number) => (n * bytes) / (1024 * 1024) / seconds;
+    return {
+      headlines: [
+        { label: `upload ${mb} MB, one at a time`, value: Math.round(mbps(uploadSeconds, rounds)), unit: 'MB/s' },
+        { label: `download ${mb} MB, one at a time`, value: Math.round(mbps(downloadSeconds, rounds)), unit: 'MB/s' },
+        { label: `${concurrent} uploads at once`, value: Math.round(mbps(concurrentSeconds, concurrent)), unit: 'MB/s' },
+        { label: 'uploads RSS idle', value: Math.round(idleRss), unit: 'MB' },
+        { label: `uploads RSS peak, ${concurrent} at once`, value: Math.round(peakRss), unit: 'MB' },
+      ],
+      details: { rounds, concurrent, mb, uploadSeconds, downloadSeconds, concurrentSeconds, idleRssMb: idleRss, peakRssMb: peakRss },
+    };
+  },
+});
+
+export const scenarios: Scenario[] = [uploads10mb];

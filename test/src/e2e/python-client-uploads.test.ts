@@ -1,0 +1,83 @@
+/**
+ * python-zulip-api (the Zulip project's own Python bindings, unmodified) with files:
+ * upload_file, then a message linking the file, another subscriber downloading it,
+ * get_attachments, and upload_custom_emoji, whose emoji then renders in a message.
+ * Skipped, saying why, when python3, the client checkout or its Python dependencies are absent.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { startSystem } from '../harness.js';
+import { png } from './realm-emoji-support.js';
+import { raw } from './uploads-support.js';
+
+const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
+const PYTHON = '/usr/bin/python3';
+
+/** Why the client cannot run here, or undefined when it can. */
+function skipReason(): string | undefined {
+  if (!existsSync(PYTHON)) return `no ${PYTHON}`;
+  if (!existsSync(CLIENT_DIR)) return `python-zulip-api not found at ${CLIENT_DIR}`;
+  try {
+    execFileSync(PYTHON, ['-c', 'import zulip'], { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, stdio: 'pipe' });
+    return undefined;
+  } catch (e) {
+    return `python-zulip-api's dependencies are missing: ${String((e as { stderr?: Buffer }).stderr ?? e).trim().split('\n').pop()}`;
+  }
+}
+
+const SCRIPT = `
+import json, sys, zulip
+site, email, key, text_path, emoji_path = sys.argv[1:6]
+c = zulip.Client(site=site, email=email, api_key=key, client="ZulipUploadTest/1.0")
+out = {}
+with open(text_path, "rb") as f:
+    out["upload_file"] = c.upload_file(f)
+out["send"] = c.send_message({"type": "stream", "to": "Files", "topic": "python", "content": "[notes](%s)" % out["upload_file"].get("uri")})
+out["get_attachments"] = c.get_attachments()
+with open(emoji_path, "rb") as f:
+    out["upload_custom_emoji"] = c.upload_custom_emoji("python_logo", f)
+with open(emoji_path, "rb") as f:
+    out["upload_custom_emoji_again"] = c.upload_custom_emoji("python_logo", f)
+out["get_realm_emoji"] = c.get_realm_emoji()
+out["send_emoji"] = c.send_message({"type": "stream", "to": "Files", "topic": "python", "content": ":python_logo:"})
+print(json.dumps(out))
+`;
+
+const reason = skipReason();
+t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', { skip: reason ?? false }, async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet, othello } = sys.people;
+  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Files' }], principals: [hamlet.user_id, othello.user_id] });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-python-uploads-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const textPath = path.join(dir, 'notes.txt');
+  const emojiPath = path.join(dir, 'logo.png');
+  writeFileSync(textPath, 'Files from Python.\n');
+  writeFileSync(emojiPath, await png(80, 80));
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      PYTHON,
+      ['-c', SCRIPT, sys.baseUrl, hamlet.email, hamlet.api_key, textPath, emojiPath],
+      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
+      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
+    );
+  });
+  const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
+  for (const call of ['upload_file', 'send', 'get_attachments', 'upload_custom_emoji', 'get_realm_emoji', 'send_emoji']) {
+    t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);
+  }
+  const uri = r.upload_file?.uri as string;
+  t.match(uri, new RegExp(`^/user_uploads/${sys.realmId}/.+/notes\\.txt$`));
+  await sys.flushOutboxes();
+  const downloaded = await raw(sys, 'GET', uri, { as: othello });
+  t.equal(downloaded.status, 200, 'another subscriber downloads the file the message links');
+  t.equal(downloaded.body.toString(), 'Files from Python.\n');
+  t.match(r.get_attachments?.attachments, [{ name: 'notes.txt', path_id: uri.slice('/user_uploads/'.length) }]);
+  t.match(r.upload_custom_emoji_again, { result: 'error', msg: 'A custom emoji with this name already exists.', code: 'BAD_REQUEST' });
+  t.match(Object.values(r.get_realm_emoji?.emoji as Record<string, unknown>), [{ name: 'python_logo', deactivated: false, author_id: hamlet.user_id }]);
+  const shown = await sys.client(othello).get(`/messages/${r.send_emoji?.id as number}`);
+  t.match((shown.body.message as { content: string }).content, /<img alt=":python_logo:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/\d+\.png" title="python logo">/);
+});
