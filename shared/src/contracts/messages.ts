@@ -56,6 +56,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
 import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
+import { StreamRecord } from './subscriptions.js';
 
 /** Keys of a message event's `message` that are for the events service only. */
 export const MESSAGE_EVENT_PRIVATE_KEYS = ['raw_content', 'sender_delivery_email', 'sender_avatar_source', 'sender_avatar_version'] as const;
@@ -327,6 +328,16 @@ export const messagesRpc = {
     request: Type.Object({ actor: Actor, message_ids: Type.Array(Type.Integer(), { maxItems: 10_000 }) }),
     reply: Type.Object({ readable: Type.Boolean() }),
   }),
+  /**
+   * The subscriptions service's stream and subscribers as just committed, stored in this
+   * service's read model before the change is answered: a stream made private or archived
+   * is closed on every read path at once, a renamed one answers to its new name (read your
+   * writes). The domain events that follow carry the same revision and change nothing.
+   */
+  syncStream: rpc('messages.v1.sync_stream', {
+    request: Type.Object({ stream: StreamRecord, subscriber_ids: Type.Array(Type.Integer()) }),
+    reply: Type.Object({}),
+  }),
 } as const;
 
 export const MessageSent = Type.Object({
@@ -354,9 +365,25 @@ export const MessageAttachmentsChanged = Type.Object({
 });
 export type MessageAttachmentsChanged = Static<typeof MessageAttachmentsChanged>;
 
+/**
+ * Messages moved from one stream to another (PATCH /messages/{id}): the subscriptions
+ * service keeps each stream's first_message_id from it. `from_first_message_id` is the old
+ * stream's oldest message after the move (null: none left), read in the move's transaction.
+ */
+export const MessagesMoved = Type.Object({
+  realm_id: Type.Integer(),
+  from_stream_id: Type.Integer(),
+  to_stream_id: Type.Integer(),
+  /** The oldest of the moved messages. */
+  moved_first_message_id: Type.Integer(),
+  from_first_message_id: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type MessagesMoved = Static<typeof MessagesMoved>;
+
 export const messagesEvents = {
   /** A message was stored (subscriptions counts first_message_id and weekly traffic from it). */
   messageSent: event('messages.evt.v1.message.sent', MessageSent),
   /** The uploads service links attachments to messages from it. */
   messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
+  messagesMoved: event('messages.evt.v1.messages.moved', MessagesMoved),
 } as const;

@@ -25,6 +25,12 @@ export const StreamRecord = Type.Object({
   creator_id: Type.Union([Type.Integer(), Type.Null()]),
   can_remove_subscribers_group_id: Type.Integer(),
   is_archived: Type.Boolean(),
+  /**
+   * Grows with every change of the stream's row: a read model keeps the record with the
+   * highest revision, so an older event delivered after a newer synchronous update
+   * (`messagesRpc.syncStream`) cannot undo it. Absent in records from before it existed.
+   */
+  revision: Type.Optional(Type.Integer()),
 });
 export type StreamRecord = Static<typeof StreamRecord>;
 
@@ -63,6 +69,22 @@ export const StreamAnnouncement = Type.Object({
 });
 export type StreamAnnouncement = Static<typeof StreamAnnouncement>;
 
+/**
+ * A message the realm's notification bot posts on this service's behalf (Zulip's stream
+ * change notices in "stream events", and "X subscribed you to ..." direct messages). The
+ * messages service sends it once: `key` is its idempotency key.
+ */
+export const NotificationBotMessage = Type.Object({
+  realm_id: Type.Integer(),
+  key: Type.String(),
+  to: Type.Union([
+    Type.Object({ type: Type.Literal('stream'), stream_id: Type.Integer(), topic: Type.String() }),
+    Type.Object({ type: Type.Literal('private'), user_id: Type.Integer() }),
+  ]),
+  content: Type.String(),
+});
+export type NotificationBotMessage = Static<typeof NotificationBotMessage>;
+
 export const subscriptionsEvents = {
   streamCreated: event('subscriptions.evt.v1.stream.created', StreamRecord),
   streamUpdated: event('subscriptions.evt.v1.stream.updated', StreamRecord),
@@ -72,6 +94,7 @@ export const subscriptionsEvents = {
   subscriptionUpdated: event('subscriptions.evt.v1.subscription.updated', SubscriptionPropertyChange),
   userTopicChanged: event('subscriptions.evt.v1.user_topic.changed', UserTopicChange),
   streamAnnounced: event('subscriptions.evt.v1.stream.announced', StreamAnnouncement),
+  notificationBotMessage: event('subscriptions.evt.v1.notification_bot.message', NotificationBotMessage),
 } as const;
 
 export const StreamRef = Type.Union([Type.Object({ stream_id: Type.Integer() }), Type.Object({ name: Type.String() })]);
@@ -105,6 +128,27 @@ export const SubscribeReply = Type.Object({
   unauthorized: Type.Optional(Type.Array(Type.String())),
 });
 export type SubscribeReply = Static<typeof SubscribeReply>;
+
+/**
+ * PATCH /streams/{stream_id}: only the settings present change. Values are checked by the
+ * service (Zulip's rules and messages); the gateway only decodes them.
+ */
+export const UpdateStreamRequest = Type.Object({
+  actor: Actor,
+  stream_id: Type.Integer(),
+  description: Type.Optional(Type.String()),
+  new_name: Type.Optional(Type.String()),
+  is_private: Type.Optional(Type.Boolean()),
+  is_web_public: Type.Optional(Type.Boolean()),
+  history_public_to_subscribers: Type.Optional(Type.Boolean()),
+  stream_post_policy: Type.Optional(Type.Integer()),
+  /** Deprecated alias: true is stream_post_policy 2, false is 1. */
+  is_announcement_only: Type.Optional(Type.Boolean()),
+  message_retention_days: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  /** The id of a system group (Zulip 7.0's `can_remove_subscribers_group_id`). */
+  can_remove_subscribers_group_id: Type.Optional(Type.Integer()),
+});
+export type UpdateStreamRequest = Static<typeof UpdateStreamRequest>;
 
 const IncludeFlags = {
   include_public: Type.Boolean(),
@@ -178,6 +222,13 @@ export const subscriptionsRpc = {
   subscriptionStatus: rpc('subscriptions.v1.subscription_status', {
     request: Type.Object({ actor: Actor, user_id: Type.Integer(), stream_id: Type.Integer() }),
     reply: Type.Object({ is_subscribed: Type.Boolean() }),
+  }),
+  /** PATCH /streams/{stream_id}. */
+  updateStream: rpc('subscriptions.v1.update_stream', { request: UpdateStreamRequest, reply: Type.Object({}) }),
+  /** DELETE /streams/{stream_id}: archives the stream (administrators only). */
+  archiveStream: rpc('subscriptions.v1.archive_stream', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({}),
   }),
   /** GET /get_stream_id?stream=NAME. */
   getStreamId: rpc('subscriptions.v1.get_stream_id', {

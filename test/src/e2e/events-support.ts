@@ -297,10 +297,17 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     }
     case 'stream': {
       const streams = state.streams as Json[] | undefined;
-      if (op === 'create') streams?.push(...(e.streams as Json[]));
-      else if (op === 'delete') {
+      if (op === 'create') {
+        streams?.push(...(e.streams as Json[]));
+        // Zulip's apply_event: a public stream one learns of is one never subscribed to.
+        for (const s of e.streams as Json[]) {
+          if (s.invite_only || !Array.isArray(state.never_subscribed)) continue;
+          (state.never_subscribed as Json[]).push({ ...s, ...(opts.include_subscribers ? { subscribers: [] } : {}) });
+        }
+      } else if (op === 'delete') {
+        // The stream is gone for the recipient (archived, or no longer visible): from every list.
         for (const id of (e.stream_ids as number[] | undefined) ?? (e.streams as Json[]).map((s) => s.stream_id)) {
-          for (const k of ['streams', 'subscriptions']) {
+          for (const k of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
             const l = state[k] as Json[] | undefined;
             if (l && byKey(l, 'stream_id', id) >= 0) l.splice(byKey(l, 'stream_id', id), 1);
           }
@@ -309,7 +316,8 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
         for (const k of ['streams', 'subscriptions', 'unsubscribed', 'never_subscribed']) {
           const s = ((state[k] as Json[] | undefined) ?? []).find((x) => x.stream_id === e.stream_id);
           if (!s) continue;
-          s[e.property as string] = e.value;
+          // Only what the object has: the stream list has no email_address, for one.
+          if ((e.property as string) in s) s[e.property as string] = e.value;
           if ('rendered_description' in e) s.rendered_description = e.rendered_description;
           if ('history_public_to_subscribers' in e) s.history_public_to_subscribers = e.history_public_to_subscribers;
           if ('is_web_public' in e) s.is_web_public = e.is_web_public;
@@ -326,6 +334,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
     }
     case 'muted_topics':
       state.muted_topics = e.muted_topics;
+      return;
+    case 'default_streams':
+      if ('realm_default_streams' in state) state.realm_default_streams = e.default_streams;
       return;
     case 'message': {
       const m = e.message as Json;

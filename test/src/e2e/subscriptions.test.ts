@@ -134,7 +134,14 @@ t.test('subscriptions through the gateway', async (t) => {
       already_subscribed: { [hamlet.email]: ['Verona'] },
     });
     const { notify, domain } = await outbox.next();
-    t.same(domain.map((d) => d.payload), [{ realm_id: sys.realmId, stream_id: ids.Verona, user_ids: [othello.user_id, polonius.user_id] }]);
+    t.same(domain.filter((d) => d.subject === 'subscriptions.evt.v1.subscribers.added').map((d) => d.payload), [{ realm_id: sys.realmId, stream_id: ids.Verona, user_ids: [othello.user_id, polonius.user_id] }]);
+    // The notification bot tells each user subscribed by someone else (Zulip's send_messages_for_new_subscribers).
+    const told = domain.filter((d) => d.subject === 'subscriptions.evt.v1.notification_bot.message').map((d) => d.payload);
+    t.match(told, [
+      { to: { type: 'private', user_id: othello.user_id }, content: `@**King Hamlet|${hamlet.user_id}** subscribed you to the stream #**Verona**.` },
+      { to: { type: 'private', user_id: polonius.user_id } },
+    ]);
+    t.equal(told.length, 2);
     t.match(notify[0], { users: [polonius.user_id], event: { type: 'stream', op: 'create', streams: [{ stream_id: ids.Verona }] } }, 'the guest could not see the stream before');
     const adds = notify.filter((n) => n.event.op === 'add');
     t.same(adds.map((n) => n.users), [[othello.user_id], [polonius.user_id]]);

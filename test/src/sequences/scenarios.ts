@@ -303,5 +303,38 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  return fc.oneof(createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  const renameThenSend = fc.record({ byOldName: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `rename a stream, then send to its new name${o.byOldName ? ' and be refused under the old one' : ''}`,
+      async run(s) {
+        const to = await commonStream(s);
+        const id = await streamId(s, member(s), to);
+        const renamed = `Renamed ${s.unique}`;
+        await s.call(s.sys.people.desdemona, 'PATCH', `/streams/${id}`, { new_name: renamed });
+        if (o.byOldName) {
+          const refused = await s.call(member(s), 'POST', '/messages', { type: 'stream', to, topic: 't', content: 'old name' }, 'error');
+          s.check(refused.body.code === 'STREAM_DOES_NOT_EXIST', `the old name is refused: ${refused.body.msg}`);
+        }
+        const sent = await s.call(member(s), 'POST', '/messages', { type: 'stream', to: renamed, topic: 't', content: `renamed ${s.unique}` });
+        s.check((await messageAs(s, other(s), sent.body.id as number)).display_recipient === renamed, 'the message is in the renamed stream');
+      },
+    }),
+  );
+
+  const makePrivateThenRead = fc.record({ byTopics: fc.boolean() }).map(
+    (o): Scenario => ({
+      name: `make a stream private, then a non-subscriber reads its ${o.byTopics ? 'topics' : 'message'}`,
+      async run(s) {
+        const name = `Closing ${s.unique}`;
+        await s.call(member(s), 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] });
+        const id = await streamId(s, member(s), name);
+        const sent = await s.call(member(s), 'POST', '/messages', { type: 'stream', to: id, topic: 'secret', content: `soon private ${s.unique}` });
+        await s.call(s.sys.people.desdemona, 'PATCH', `/streams/${id}`, { is_private: true });
+        if (o.byTopics) await s.call(other(s), 'GET', `/users/me/${id}/topics`, {}, 'error');
+        else await s.call(other(s), 'GET', `/messages/${sent.body.id as number}`, {}, 'error');
+      },
+    }),
+  );
+
+  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
 }

@@ -213,6 +213,16 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
         moved.map(historyOf),
         now,
       );
+      if (newStream && oldStream && newStream.id !== oldStream.id && moved.length > 0) {
+        // Both streams' first_message_id (kept by the subscriptions service) may change.
+        await addToOutbox(tx, 'messages', messagesEvents.messagesMoved, {
+          realm_id: realm.id,
+          from_stream_id: oldStream.id,
+          to_stream_id: newStream.id,
+          moved_first_message_id: moved.reduce((low, m) => Math.min(low, m.id), Number.MAX_SAFE_INTEGER),
+          from_first_message_id: await editStore.firstMessageId(tx, oldStream.recipient_id),
+        });
+      }
       if (access) {
         await editStore.deleteRows(tx, access.losing, movedIds);
         const pairs = access.gaining.flatMap((u) => movedIds.map((m) => [u, m] as const));

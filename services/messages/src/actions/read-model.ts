@@ -81,6 +81,18 @@ export async function applySubscriptionsEvent(
   }
 }
 
+/**
+ * messagesRpc.syncStream: the owner's row and subscribers, stored before the owner answers
+ * its client. A record older than the stored one (the answer raced a newer change) is left
+ * out, subscribers included.
+ */
+export async function doSyncStream(deps: MessagesDeps, r: { stream: StreamRecord; subscriber_ids: number[] }): Promise<void> {
+  await transaction(deps.pool, async (tx) => {
+    const row = await readModelStore.upsertStream(tx, r.stream);
+    if (r.stream.revision === undefined || row.revision === r.stream.revision) await readModelStore.replaceSubscribers(tx, row.id, r.subscriber_ids);
+  });
+}
+
 export interface StreamAccessView {
   stream: StreamRow | undefined;
   subscribed: boolean;

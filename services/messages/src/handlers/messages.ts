@@ -5,6 +5,7 @@ import { checkDeleteMessage } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
+import { doSyncStream } from '../actions/read-model.js';
 import { renderPreview } from '../actions/render-message.js';
 import { checkSendMessage } from '../actions/send-message.js';
 import { checkSendTypingNotification } from '../actions/typing.js';
@@ -56,5 +57,9 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   bus.serve(messagesRpc.render, async (r) => ({ rendered: await renderPreview(deps, r.actor, r.content) }));
   bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
   bus.serve(messagesRpc.canReadAny, async (r) => ({ readable: await canReadAnyMessage(deps, r.actor, r.message_ids) }));
+  bus.serve(messagesRpc.syncStream, async (r) => {
+    await doSyncStream(deps, r);
+    return {};
+  });
   bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));
 }

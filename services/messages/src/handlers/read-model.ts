@@ -2,6 +2,7 @@
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsEvents } from '@zc/shared/contracts';
 import { doAnnounceStream } from '../actions/announce-stream.js';
+import { doPostNotificationBotMessage } from '../actions/notification-bot.js';
 import { SUBSCRIPTIONS_READ_MODEL_EVENTS, USERS_READ_MODEL_EVENTS, applySubscriptionsEvent, applyUsersEvent } from '../actions/read-model.js';
 import { applyRealmEmojiChanged, REALM_EMOJI_READ_MODEL_EVENTS } from '../actions/realm-emoji.js';
 import type { SendWriter } from '../actions/send-writer.js';
@@ -15,5 +16,8 @@ export async function startReadModelConsumers(bus: Bus, deps: MessagesDeps, writ
   // Its own consumer, so a slow or failing announcement never holds up the read model.
   await bus.consume([subscriptionsEvents.streamAnnounced], { durable: 'messages-stream-announcements' }, (_subject, payload) =>
     doAnnounceStream(deps, writer, payload),
+  );
+  await bus.consume([subscriptionsEvents.notificationBotMessage], { durable: 'messages-notification-bot' }, (_subject, payload) =>
+    doPostNotificationBotMessage(deps, writer, payload),
   );
 }

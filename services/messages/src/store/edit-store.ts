@@ -22,6 +22,11 @@ export const editStore = {
    * Ids of a topic's messages (case-insensitively, as Zulip matches topics) from `fromId` on,
    * optionally only those `onlyUserId` has a row for (streams with protected history).
    */
+  /** The oldest message sent to the recipient (a stream's first_message_id), or null. */
+  async firstMessageId(q: Queryable, recipientId: number): Promise<number | null> {
+    const { rows } = await q.query<{ id: number }>('SELECT id FROM messages.message WHERE recipient_id = $1 ORDER BY id LIMIT 1', [recipientId]);
+    return rows[0]?.id ?? null;
+  },
   async topicMessageIds(q: Queryable, recipientId: number, topic: string, fromId: number, onlyUserId?: number): Promise<number[]> {
     const { rows } = await q.query<{ id: number }>(
       onlyUserId === undefined

@@ -25,6 +25,8 @@ export interface StreamRow {
   stream_post_policy: number;
   is_archived: boolean;
   recipient_id: number;
+  /** The owner's revision of the row (StreamRecord.revision). */
+  revision: number;
 }
 
 export const RECIPIENT_PERSONAL = 1;
@@ -38,7 +40,7 @@ export interface RecipientRow {
   user_ids: number[];
 }
 
-const STREAM_COLS = 'id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id';
+const STREAM_COLS = 'id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id, revision';
 
 /** What a send needs from the read models, read in one round trip (see `sendContext`). */
 export interface SendContextRow {
@@ -124,18 +126,23 @@ export const readModelStore = {
          -- committed after this statement's snapshot, which no SELECT here could see.
          ON CONFLICT (type, type_id) WHERE type_id IS NOT NULL DO UPDATE SET type_id = EXCLUDED.type_id
          RETURNING id)
-       INSERT INTO messages.stream (id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, recipient_id)
-       SELECT $1, $2, $3, $4, $5, $6, $7, $8,
+       INSERT INTO messages.stream (id, realm_id, name, invite_only, is_web_public, history_public_to_subscribers, stream_post_policy, is_archived, revision, recipient_id)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::bigint, 0),
          COALESCE((SELECT recipient_id FROM existing), (SELECT id FROM new_recipient),
                   (SELECT id FROM messages.recipient WHERE type = 2 AND type_id = $1))
        WHERE ${AFTER_BUMP}
        ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, invite_only = EXCLUDED.invite_only, is_web_public = EXCLUDED.is_web_public,
          history_public_to_subscribers = EXCLUDED.history_public_to_subscribers, stream_post_policy = EXCLUDED.stream_post_policy,
-         is_archived = EXCLUDED.is_archived
+         is_archived = EXCLUDED.is_archived, revision = COALESCE($9::bigint, stream.revision)
+         -- A record older than the stored one (a late event after a synchronous update) changes nothing;
+         -- a record without a revision (written before revisions existed) always applies.
+         WHERE $9::bigint IS NULL OR stream.revision <= $9::bigint
        RETURNING ${STREAM_COLS}`,
-      [s.stream_id, s.realm_id, s.name, s.invite_only, s.is_web_public, s.history_public_to_subscribers, s.stream_post_policy, s.is_archived],
+      [s.stream_id, s.realm_id, s.name, s.invite_only, s.is_web_public, s.history_public_to_subscribers, s.stream_post_policy, s.is_archived, s.revision ?? null],
     );
-    return rows[0] as StreamRow;
+    if (rows[0]) return rows[0];
+    // Skipped as older: the stored row stands.
+    return (await this.streamById(q, s.realm_id, s.stream_id)) as StreamRow;
   },
   async streamById(q: Queryable, realmId: number, streamId: number): Promise<StreamRow | undefined> {
     const { rows } = await q.query<StreamRow>(`SELECT ${STREAM_COLS} FROM messages.stream WHERE realm_id = $1 AND id = $2`, [realmId, streamId]);

@@ -1,10 +1,11 @@
 /**
  * Stream statistics from the messages service's message.sent events (spec 2.5's
- * first_message_id and stream_weekly_traffic). Counts are at-least-once: a redelivered event
- * (the service stopped between commit and acknowledgement) counts twice, which a weekly
- * average tolerates; first_message_id is exact.
+ * first_message_id and stream_weekly_traffic), and first_message_id after moves
+ * (messages.moved). Each message counts once: a redelivered event (the service stopped
+ * between commit and acknowledgement) finds its message id already counted.
  */
-import type { MessageSent } from '@zc/shared/contracts';
+import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
+import { messagesEvents, type MessageSent, type MessagesMoved } from '@zc/shared/contracts';
 import type { SubscriptionsDeps } from '../deps.js';
 import { isoDay } from '../lib/stream-view.js';
 import { streamStatsStore, TRAFFIC_WINDOW_DAYS } from '../store/stream-stats-store.js';
@@ -24,4 +25,34 @@ export async function recordMessagesSent(deps: SubscriptionsDeps, sent: readonly
     lastPrunedDay = today;
     await streamStatsStore.pruneBefore(deps.pool, isoDay(new Date(Date.now() - (TRAFFIC_WINDOW_DAYS + 1) * DAY_MS)));
   }
+}
+
+export async function recordMessagesMoved(deps: SubscriptionsDeps, m: MessagesMoved): Promise<void> {
+  await streamStatsStore.recordMove(deps.pool, m.realm_id, m);
+}
+
+/** The messages service's events the statistics follow. */
+export const STREAM_STATS_EVENTS = [messagesEvents.messageSent, messagesEvents.messagesMoved] as const;
+
+/**
+ * A batch of the consumer's events, in order: each run of message.sent events is counted in
+ * one statement, and a move is applied where it falls between them.
+ */
+export async function applyStreamStatsEvents(deps: SubscriptionsDeps, events: ReadonlyArray<DeliveredArgs<typeof STREAM_STATS_EVENTS, EventMeta>>): Promise<void> {
+  let run: MessageSent[] = [];
+  for (const e of events) {
+    switch (e[0]) {
+      case messagesEvents.messageSent.subject:
+        run.push(e[1]);
+        break;
+      case messagesEvents.messagesMoved.subject:
+        if (run.length > 0) await recordMessagesSent(deps, run);
+        run = [];
+        await recordMessagesMoved(deps, e[1]);
+        break;
+      default:
+        break;
+    }
+  }
+  if (run.length > 0) await recordMessagesSent(deps, run);
 }

@@ -5,6 +5,7 @@
  * request changes nothing.
  */
 import { Role, subscriptionsEvents, type SubscribeReply, type SubscribeRequest } from '@zc/shared/contracts';
+import { randomUUID } from 'node:crypto';
 import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
@@ -18,6 +19,7 @@ import type { DirectoryUser } from '@zc/shared/directory';
 import { hasPolicyPermission, systemGroupId, type PolicySubject } from '@zc/shared/policy';
 import { canAccessStream, canCreateStream, canSeeStream, canSubscribeOthers } from '../lib/policy.js';
 import { renderDescription } from '../lib/render-description.js';
+import { subscribedYouMessage } from '../lib/stream-notices.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { checkStreamName, historyPublicToSubscribers, normaliseDescription, normaliseStreamName, parseMessageRetentionDays, streamPostPolicy } from '../lib/stream-rules.js';
 import { isoDay, toApiStream, toApiSubscription, toStreamRecord } from '../lib/stream-view.js';
@@ -151,6 +153,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
     const targets = [...authorized, ...created];
     const added = await subscribeAll(tx, targets, users, colorOf);
     await writeEvents(deps, tx, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
+    await tellSubscribedUsers(tx, { realm, by: me, created, targets, users, added });
     return summarise(targets, users, added);
   });
   if (!r.authorization_errors_fatal) reply.unauthorized = unauthorized.map((s) => s.name);
@@ -190,6 +193,31 @@ function summarise(streams: readonly StreamRow[], users: readonly DirectoryUser[
     }
   }
   return { subscribed, already_subscribed: already };
+}
+
+/**
+ * Zulip's send_messages_for_new_subscribers: the notification bot tells each user whom
+ * someone else subscribed which existing streams they are now in (streams this request
+ * created are left out, and bots are not told).
+ */
+async function tellSubscribedUsers(
+  tx: Queryable,
+  c: Pick<Changes, 'realm' | 'created' | 'targets' | 'users' | 'added'> & { by: DirectoryUser },
+): Promise<void> {
+  const created = new Set(c.created.map((s) => s.id));
+  const nameOf = new Map(c.targets.map((s) => [s.id, s.name]));
+  const batch = randomUUID();
+  for (const u of c.users) {
+    if (u.id === c.by.id || u.is_bot) continue;
+    const names = c.added.filter((p) => p.user_id === u.id && !created.has(p.stream_id)).map((p) => nameOf.get(p.stream_id) as string);
+    if (names.length === 0) continue;
+    await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, {
+      realm_id: c.realm.id,
+      key: `subscribed-you:${batch}:${u.id}`,
+      to: { type: 'private', user_id: u.id },
+      content: subscribedYouMessage({ id: c.by.id, full_name: c.by.full_name }, names),
+    });
+  }
 }
 
 interface Changes {

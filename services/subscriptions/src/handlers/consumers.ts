@@ -4,13 +4,12 @@
  * statistics). Durable consumers: a restarted replica resumes where the group left off.
  */
 import type { Bus } from '@zc/shared/bus';
-import { messagesEvents } from '@zc/shared/contracts';
-import { recordMessagesSent } from '../actions/stream-stats.js';
+import { STREAM_STATS_EVENTS, applyStreamStatsEvents } from '../actions/stream-stats.js';
 import type { SubscriptionsDeps } from '../deps.js';
 
 /** Starts the durable consumers; the bus stops them when it closes. */
 export async function startConsumers(bus: Bus, deps: SubscriptionsDeps): Promise<void> {
   await deps.directory.consume('subscriptions-directory');
-  // Batched: one statement per batch of waiting events rather than one per message sent.
-  await bus.consumeBatched([messagesEvents.messageSent], { durable: 'subscriptions-stream-stats' }, (events) => recordMessagesSent(deps, events.map(([, payload]) => payload)));
+  // Batched: one statement per run of waiting message.sent events rather than one per message sent.
+  await bus.consumeBatched(STREAM_STATS_EVENTS, { durable: 'subscriptions-stream-stats' }, (events) => applyStreamStatsEvents(deps, events));
 }

@@ -1,10 +1,12 @@
 /** Bus adapters of the subscriptions service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsRpc } from '@zc/shared/contracts';
+import { checkArchiveStream } from '../actions/archive-stream.js';
 import { checkUpdateMutedTopic } from '../actions/muted-topics.js';
 import { checkAddSubscriptions } from '../actions/subscribe.js';
 import { checkUpdateSubscriptionProperties } from '../actions/subscription-properties.js';
 import { checkRemoveSubscriptions } from '../actions/unsubscribe.js';
+import { checkUpdateStream } from '../actions/update-stream.js';
 import type { SubscriptionsDeps } from '../deps.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getStream, getStreamId, listStreams } from '../queries/streams.js';
@@ -25,6 +27,8 @@ export function registerSubscriptionHandlers(bus: Bus, deps: SubscriptionsDeps):
   });
   bus.serve(subscriptionsRpc.listStreams, async (r) => ({ streams: await listStreams(deps, r.actor, r) }));
   bus.serve(subscriptionsRpc.getStream, async (r) => ({ stream: await getStream(deps, r.actor, r.stream_id) }));
+  bus.serve(subscriptionsRpc.updateStream, (r) => checkUpdateStream(deps, r));
+  bus.serve(subscriptionsRpc.archiveStream, (r) => checkArchiveStream(deps, r));
   bus.serve(subscriptionsRpc.getStreamId, async (r) => ({ stream_id: await getStreamId(deps, r.actor, r.stream) }));
   bus.serve(subscriptionsRpc.streamMembers, async (r) => ({ subscribers: await listStreamMembers(deps, r.actor, r.stream_id) }));
   bus.serve(subscriptionsRpc.subscriptionStatus, async (r) => ({ is_subscribed: await getSubscriptionStatus(deps, r.actor, r.user_id, r.stream_id) }));

@@ -37,6 +37,28 @@ export function inChunks<T>(items: readonly T[], budget = EVENT_LIST_BUDGET_BYTE
 
 export const streamCreateEvent = (streams: Array<Record<string, unknown>>): ClientEvent => ({ type: 'stream', op: 'create', streams });
 
+/**
+ * A stream is gone for the recipients (archived, or no longer visible to them): Zulip's
+ * full stream objects under `streams`, and `stream_ids` as later clients read it.
+ */
+export const streamDeleteEvent = (streams: Array<Record<string, unknown>>): ClientEvent => ({
+  type: 'stream',
+  op: 'delete',
+  streams,
+  stream_ids: streams.map((s) => s.stream_id as number),
+});
+
+/** One setting of a stream changed; `name` is the stream's name as the recipients know it. */
+export const streamUpdateEvent = (streamId: number, name: string, property: string, value: unknown, extra: Record<string, unknown> = {}): ClientEvent => ({
+  type: 'stream',
+  op: 'update',
+  stream_id: streamId,
+  name,
+  property,
+  value,
+  ...extra,
+});
+
 export const subscriptionAddEvent = (subscriptions: Array<Record<string, unknown>>): ClientEvent => ({
   type: 'subscription',
   op: 'add',

@@ -48,6 +48,7 @@ export function toStreamRecord(s: StreamRow): StreamRecord {
     creator_id: s.creator_id,
     can_remove_subscribers_group_id: s.can_remove_subscribers_group_id,
     is_archived: s.is_archived,
+    revision: s.revision,
   };
 }
 

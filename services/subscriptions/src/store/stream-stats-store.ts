@@ -10,26 +10,34 @@ export interface StreamStats {
 export const TRAFFIC_WINDOW_DAYS = 28;
 
 export const streamStatsStore = {
-  /** Counts one message; the first message id only ever decreases, so a replay cannot move it. */
+  /** Counts one message (see recordMessages). */
   async recordMessage(q: Queryable, realmId: number, streamId: number, messageId: number, day: string): Promise<void> {
     await this.recordMessages(q, [{ realmId, streamId, messageId, day }]);
   },
   /**
    * Counts a batch of messages (several streams, realms and days) in one statement: under
    * load one round trip and one commit serve every message.sent event waiting, instead of
-   * one each; streams this service does not know are left alone.
+   * one each; streams this service does not know are left alone. A message counted before
+   * (a redelivered event) is not counted again; the first message id only ever decreases
+   * here, so a replay cannot move it either.
    */
   async recordMessages(q: Queryable, sent: ReadonlyArray<{ realmId: number; streamId: number; messageId: number; day: string }>): Promise<void> {
     if (sent.length === 0) return;
     await q.query(
-      `WITH known AS (
-         SELECT i.stream_id, i.message_id, i.day
+      `WITH input AS (
+         SELECT DISTINCT ON (i.message_id) i.stream_id, i.message_id, i.day
          FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::date[]) AS i(realm_id, stream_id, message_id, day)
          JOIN subscriptions.stream s ON s.id = i.stream_id AND s.realm_id = i.realm_id
        ),
+       -- Messages not counted before: a redelivered event finds its message here already.
+       fresh AS (
+         INSERT INTO subscriptions.counted_message (message_id, day) SELECT message_id, day FROM input
+         ON CONFLICT (message_id) DO NOTHING RETURNING message_id
+       ),
+       known AS (SELECT input.* FROM input JOIN fresh USING (message_id)),
        first AS (
          INSERT INTO subscriptions.stream_stats (stream_id, first_message_id)
-         SELECT stream_id, min(message_id) FROM known GROUP BY stream_id
+         SELECT stream_id, min(message_id) FROM input GROUP BY stream_id
          ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
        )
        INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count)
@@ -37,6 +45,23 @@ export const streamStatsStore = {
        ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + EXCLUDED.message_count`,
       [sent.map((m) => m.realmId), sent.map((m) => m.streamId), sent.map((m) => m.messageId), sent.map((m) => m.day)],
     );
+  },
+  /**
+   * Messages moved between streams: the destination's first message is at most the oldest
+   * moved one; the source's becomes what the messages service found left (null: none).
+   */
+  async recordMove(q: Queryable, realmId: number, m: { from_stream_id: number; to_stream_id: number; moved_first_message_id: number; from_first_message_id: number | null }): Promise<void> {
+    await q.query(
+      `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2)
+       INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
+       ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)`,
+      [realmId, m.to_stream_id, m.moved_first_message_id],
+    );
+    if (m.from_first_message_id === null) {
+      await q.query('DELETE FROM subscriptions.stream_stats WHERE stream_id = $1', [m.from_stream_id]);
+    } else {
+      await q.query('UPDATE subscriptions.stream_stats SET first_message_id = $2 WHERE stream_id = $1', [m.from_stream_id, m.from_first_message_id]);
+    }
   },
   async statsFor(q: Queryable, streamIds: readonly number[], today: string): Promise<Map<number, StreamStats>> {
     const out = new Map<number, StreamStats>(streamIds.map((id) => [id, { first_message_id: null, recent_messages: 0 }]));
@@ -54,5 +79,6 @@ export const streamStatsStore = {
   /** Drops daily counts that fell out of the window. */
   async pruneBefore(q: Queryable, day: string): Promise<void> {
     await q.query('DELETE FROM subscriptions.stream_daily_traffic WHERE day < $1::date', [day]);
+    await q.query('DELETE FROM subscriptions.counted_message WHERE day < $1::date', [day]);
   },
 };

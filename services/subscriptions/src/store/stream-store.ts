@@ -17,13 +17,45 @@ export interface StreamRow {
   email_token: string;
   is_archived: boolean;
   date_created: Date;
+  revision: number;
 }
 
-export type NewStream = Omit<StreamRow, 'id' | 'is_archived' | 'date_created'>;
+export type NewStream = Omit<StreamRow, 'id' | 'is_archived' | 'date_created' | 'revision'>;
+
+/** The settings PATCH /streams/{stream_id} and archiving change. */
+export type StreamChanges = Partial<
+  Pick<
+    StreamRow,
+    | 'name'
+    | 'description'
+    | 'rendered_description'
+    | 'invite_only'
+    | 'is_web_public'
+    | 'history_public_to_subscribers'
+    | 'stream_post_policy'
+    | 'message_retention_days'
+    | 'can_remove_subscribers_group_id'
+    | 'is_archived'
+  >
+>;
+
+/** Column names a change may set (the keys of StreamChanges), so no other text reaches the SQL. */
+const CHANGEABLE: ReadonlyArray<keyof StreamChanges> = [
+  'name',
+  'description',
+  'rendered_description',
+  'invite_only',
+  'is_web_public',
+  'history_public_to_subscribers',
+  'stream_post_policy',
+  'message_retention_days',
+  'can_remove_subscribers_group_id',
+  'is_archived',
+];
 
 const COLS = `id, realm_id, name, description, rendered_description, invite_only, is_web_public,
   history_public_to_subscribers, stream_post_policy, message_retention_days, creator_id,
-  can_remove_subscribers_group_id, email_token, is_archived, date_created`;
+  can_remove_subscribers_group_id, email_token, is_archived, date_created, revision`;
 
 export const streamStore = {
   /** Throws a unique violation when the realm has a stream of that name in any case. */
@@ -37,6 +69,32 @@ export const streamStore = {
         s.stream_post_policy, s.message_retention_days, s.creator_id, s.can_remove_subscribers_group_id, s.email_token],
     );
     return rows[0] as StreamRow;
+  },
+  /**
+   * Applies `changes` to an active stream and bumps its revision; returns the new row, or
+   * undefined when the stream is gone. Throws a unique violation for a name already taken.
+   */
+  async update(q: Queryable, realmId: number, id: number, changes: StreamChanges): Promise<StreamRow | undefined> {
+    const cols = CHANGEABLE.filter((c) => changes[c] !== undefined);
+    const sets = cols.map((c, i) => `${c} = $${i + 3}`);
+    const { rows } = await q.query<StreamRow>(
+      `UPDATE subscriptions.stream SET ${[...sets, 'revision = revision + 1'].join(', ')}
+       WHERE realm_id = $1 AND id = $2 AND NOT is_archived RETURNING ${COLS}`,
+      [realmId, id, ...cols.map((c) => changes[c])],
+    );
+    return rows[0];
+  },
+  /** The stream locked for a change (FOR UPDATE), so concurrent changes of one stream queue up. */
+  async lockById(q: Queryable, realmId: number, id: number): Promise<StreamRow | undefined> {
+    const { rows } = await q.query<StreamRow>(
+      `SELECT ${COLS} FROM subscriptions.stream WHERE realm_id = $1 AND id = $2 AND NOT is_archived FOR UPDATE`,
+      [realmId, id],
+    );
+    return rows[0];
+  },
+  async removeDefaultStream(q: Queryable, realmId: number, streamId: number): Promise<boolean> {
+    const { rowCount } = await q.query('DELETE FROM subscriptions.default_stream WHERE realm_id = $1 AND stream_id = $2', [realmId, streamId]);
+    return (rowCount ?? 0) > 0;
   },
   async findById(q: Queryable, realmId: number, id: number): Promise<StreamRow | undefined> {
     const { rows } = await q.query<StreamRow>(

@@ -95,6 +95,14 @@ export const subscriptionStore = {
     );
     return rows;
   },
+  /** Unsubscribes everyone from the stream (it is being archived); returns who was subscribed, by id. */
+  async deactivateStream(q: Queryable, streamId: number): Promise<number[]> {
+    const { rows } = await q.query<{ user_id: number }>(
+      `UPDATE subscriptions.subscription SET active = false WHERE stream_id = $1 AND active RETURNING user_id`,
+      [streamId],
+    );
+    return rows.map((r) => r.user_id).sort((a, b) => a - b);
+  },
   async find(q: Queryable, userId: number, streamId: number): Promise<SubscriptionRow | undefined> {
     const { rows } = await q.query<SubscriptionRow>(
       `SELECT ${COLS} FROM subscriptions.subscription s WHERE s.user_id = $1 AND s.stream_id = $2`,

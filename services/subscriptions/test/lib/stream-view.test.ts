@@ -41,6 +41,7 @@ const stream: StreamRow = {
   email_token: 'abc',
   is_archived: false,
   date_created: daysAgo(30),
+  revision: 0,
 };
 const sub: SubscriptionRow = {
   user_id: 3,

@@ -112,6 +112,8 @@ export const StreamUpdateEvent = Type.Object(
   },
   strict,
 );
+/** The realm's default streams, whole (Zulip's do_remove_default_stream and friends). */
+export const DefaultStreamsEvent = Type.Object({ ...base('default_streams'), default_streams: Type.Array(Stream) }, strict);
 
 const Subscription = Type.Object({ stream_id: Type.Integer(), name: Type.String(), color: Type.String() });
 export const SubscriptionAddEvent = Type.Object({ ...base('subscription'), op: Type.Literal('add'), subscriptions: Type.Array(Subscription) }, strict);
@@ -158,6 +160,7 @@ export const CORE_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'stream/create': StreamCreateEvent,
   'stream/delete': StreamDeleteEvent,
   'stream/update': StreamUpdateEvent,
+  default_streams: DefaultStreamsEvent,
   'subscription/add': SubscriptionAddEvent,
   'subscription/remove': SubscriptionRemoveEvent,
   'subscription/update': SubscriptionUpdateEvent,

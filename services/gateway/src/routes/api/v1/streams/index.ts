@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { subscriptionsRpc } from '@zc/shared/contracts';
+import { LIMITS, subscriptionsRpc } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
-import { bool, int } from '@zc/shared/params';
+import { bool, int, str } from '@zc/shared/params';
 import { params } from '../../../../plugins/params.js';
+import { retentionDays } from '../users/me/subscriptions/index.js';
 
 const streamId = int({ min: 1 });
 
-/** GET /api/v1/streams (spec 4.13) and GET /api/v1/streams/{stream_id}. */
+/** GET /api/v1/streams (spec 4.13), GET, PATCH and DELETE /api/v1/streams/{stream_id}, and its members. */
 export default async function streamsRoutes(app: FastifyInstance) {
   const { bus } = app.deps;
 
@@ -26,6 +27,33 @@ export default async function streamsRoutes(app: FastifyInstance) {
     params(request, {});
     const id = streamId.decode(request.params.stream_id, 'stream_id');
     return success(await bus.request(subscriptionsRpc.getStream, { actor: request.actor, stream_id: id }));
+  });
+
+  app.patch<{ Params: { stream_id: string } }>('/:stream_id', async (request) => {
+    const p = params(request, {
+      description: str({ maxLength: LIMITS.maxStreamDescriptionLength }).optional(),
+      new_name: str().optional(),
+      is_private: bool().optional(),
+      is_web_public: bool().optional(),
+      history_public_to_subscribers: bool().optional(),
+      stream_post_policy: int().optional(),
+      is_announcement_only: bool().optional(),
+      message_retention_days: retentionDays.optional(),
+      // Zulip 7.0 named it with `_id`, 8.0 without; both take a system group's id.
+      can_remove_subscribers_group_id: int().optional(),
+      can_remove_subscribers_group: int().optional(),
+    });
+    const id = streamId.decode(request.params.stream_id, 'stream_id');
+    const { can_remove_subscribers_group: group, ...rest } = p;
+    const groupId = rest.can_remove_subscribers_group_id ?? group;
+    // Absent optional parameters stay absent on the bus (JSON drops undefined).
+    return success(await bus.request(subscriptionsRpc.updateStream, { actor: request.actor, stream_id: id, ...rest, can_remove_subscribers_group_id: groupId }));
+  });
+
+  app.delete<{ Params: { stream_id: string } }>('/:stream_id', async (request) => {
+    params(request, {});
+    const id = streamId.decode(request.params.stream_id, 'stream_id');
+    return success(await bus.request(subscriptionsRpc.archiveStream, { actor: request.actor, stream_id: id }));
   });
 
   app.get<{ Params: { stream_id: string } }>('/:stream_id/members', async (request) => {

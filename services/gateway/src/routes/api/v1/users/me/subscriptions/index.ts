@@ -20,7 +20,7 @@ export const principals = custom((raw, name): number[] | string[] => {
  * An integer, or one of the names `realm_default` / `unlimited`. Clients send the name
  * JSON-encoded (`"unlimited"` in quotes) or bare; the service checks the value.
  */
-const retentionDays = custom((raw, name): number | string => {
+export const retentionDays = custom((raw, name): number | string => {
   let v: unknown = raw;
   if (typeof raw === 'string') {
     try {

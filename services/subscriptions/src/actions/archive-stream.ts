@@ -1,0 +1,89 @@
+/**
+ * DELETE /streams/{stream_id} (Zulip's do_deactivate_stream): an administrator archives a
+ * stream. Its messages are kept, but the stream leaves every listing and /register, all its
+ * subscriptions end, and — as Zulip does — it becomes private and takes the name
+ * `<7 hex digits>!DEACTIVATED:<old name>`, so the old name is free for a new stream at once
+ * and nobody reads the old messages through the stream any more.
+ */
+import { createHash } from 'node:crypto';
+import { LIMITS, subscriptionsEvents, type Actor } from '@zc/shared/contracts';
+import { transaction, type Queryable } from '@zc/shared/db';
+import type { SubscriptionsDeps } from '../deps.js';
+import { streamAudience } from '../lib/audience.js';
+import { streamDeleteEvent, subscriptionRemoveEvent } from '../lib/client-events.js';
+import { invalidStreamId } from '../lib/errors.js';
+import { isoDay, toApiStream, toStreamRecord } from '../lib/stream-view.js';
+import { streamStatsStore } from '../store/stream-stats-store.js';
+import { streamStore, type StreamRow } from '../store/stream-store.js';
+import { subscriptionStore } from '../store/subscription-store.js';
+import { ensureRealm } from './directory.js';
+import { emitDomainEvent, notifyUsers } from './outbox.js';
+import { syncStreamToMessages } from './read-model-sync.js';
+import { streamForAdministration } from './update-stream.js';
+
+/** Zulip's archived name: a hash of the id keeps two archived streams of one name apart. */
+export function archivedStreamName(streamId: number, name: string): string {
+  const hash = createHash('sha512').update(String(streamId)).digest('hex').slice(0, 7);
+  return [...`${hash}!DEACTIVATED:${name}`].slice(0, LIMITS.maxStreamNameLength).join('');
+}
+
+export async function checkArchiveStream(deps: SubscriptionsDeps, r: { actor: Actor; stream_id: number }): Promise<Record<string, never>> {
+  const { actor } = r;
+  await ensureRealm(deps, actor.realm_id);
+  await streamForAdministration(deps.pool, actor, r.stream_id);
+  const archived = await transaction(deps.pool, async (tx) => {
+    const before = await streamStore.lockById(tx, actor.realm_id, r.stream_id);
+    if (!before) throw invalidStreamId();
+    // Who could see the stream, read before anyone is unsubscribed.
+    const subscribersBefore = (await subscriptionStore.listSubscriberIds(tx, [before.id])).get(before.id) ?? [];
+    const people = await deps.directory.realmPeople(tx, actor.realm_id);
+    const audience = streamAudience(before, subscribersBefore, people);
+    const removed = await subscriptionStore.deactivateStream(tx, before.id);
+    const wasDefault = await streamStore.removeDefaultStream(tx, actor.realm_id, before.id);
+    const after = await streamStore.update(tx, actor.realm_id, before.id, {
+      name: archivedStreamName(before.id, before.name),
+      invite_only: true,
+      is_archived: true,
+    });
+    if (!after) throw invalidStreamId();
+    const defaults = wasDefault ? await defaultStreamObjects(tx, actor.realm_id) : [];
+    await writeEvents(tx, { before, after, audience, removed, ...(wasDefault ? { defaultStreams: { to: people.members, streams: defaults } } : {}) });
+    return after;
+  });
+  await syncStreamToMessages(deps, archived, []);
+  return {};
+}
+
+/** The realm's default streams as /register's realm_default_streams shows them. */
+async function defaultStreamObjects(q: Queryable, realmId: number): Promise<Array<Record<string, unknown>>> {
+  const streams = await streamStore.listByIds(q, realmId, await streamStore.listDefaultStreamIds(q, realmId));
+  const stats = await streamStatsStore.statsFor(q, streams.map((s) => s.id), isoDay());
+  return streams.map((s) => toApiStream(s, stats.get(s.id)));
+}
+
+interface Archival {
+  before: StreamRow;
+  after: StreamRow;
+  audience: number[];
+  removed: number[];
+  /** When the stream was a default stream: the realm's default streams now, for its non-guests. */
+  defaultStreams?: { to: number[]; streams: Array<Record<string, unknown>> };
+}
+
+/**
+ * The domain facts (subscribers removed, the stream's new row), each former subscriber's
+ * subscription remove, then the stream delete to everyone who could see it, with the stream
+ * as they knew it (Zulip sends the old name and privacy).
+ */
+async function writeEvents(tx: Queryable, a: Archival): Promise<void> {
+  const realmId = a.before.realm_id;
+  if (a.removed.length > 0) {
+    await emitDomainEvent(tx, subscriptionsEvents.subscribersRemoved, { realm_id: realmId, stream_id: a.before.id, user_ids: a.removed });
+  }
+  await emitDomainEvent(tx, subscriptionsEvents.streamUpdated, toStreamRecord(a.after));
+  await notifyUsers(tx, realmId, a.removed, subscriptionRemoveEvent([{ stream_id: a.before.id, name: a.before.name }]));
+  await notifyUsers(tx, realmId, a.audience, streamDeleteEvent([toApiStream(a.before)]));
+  if (a.defaultStreams) {
+    await notifyUsers(tx, realmId, a.defaultStreams.to, { type: 'default_streams', default_streams: a.defaultStreams.streams });
+  }
+}

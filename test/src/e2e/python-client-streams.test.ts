@@ -1,0 +1,67 @@
+/**
+ * python-zulip-api (the Zulip project's own Python bindings, unmodified) administering a
+ * stream against a running system: update_stream (description, rename, privacy),
+ * get_subscribers and get_stream_topics on the result, delete_stream, and the errors a
+ * member gets. Skipped when the client checkout or python3 is absent.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import t from 'tap';
+import { startSystem } from '../harness.js';
+
+const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
+const PYTHON = '/usr/bin/python3';
+
+const SCRIPT = `
+import json, sys, zulip
+site, admin_email, admin_key, member_email, member_key, stream_id = sys.argv[1:7]
+stream_id = int(stream_id)
+admin = zulip.Client(site=site, email=admin_email, api_key=admin_key, client="ZulipStreamsTest/1.0")
+member = zulip.Client(site=site, email=member_email, api_key=member_key, client="ZulipStreamsTest/1.0")
+out = {
+  "member_update": member.update_stream({"stream_id": stream_id, "description": "mine now"}),
+  "update_description": admin.update_stream({"stream_id": stream_id, "description": "Where **Romeo** lives"}),
+  "update_name": admin.update_stream({"stream_id": stream_id, "new_name": "Fair Verona"}),
+  "update_private": admin.update_stream({"stream_id": stream_id, "is_private": True, "history_public_to_subscribers": True}),
+  "update_bad": admin.update_stream({"stream_id": stream_id, "is_private": False, "history_public_to_subscribers": False}),
+  "get_stream_id": member.get_stream_id("Fair Verona"),
+  "get_subscribers": member.get_subscribers(stream="Fair Verona"),
+  "get_stream_topics": member.get_stream_topics(stream_id),
+  "member_delete": member.delete_stream(stream_id),
+  "delete": admin.delete_stream(stream_id),
+  "delete_again": admin.delete_stream(stream_id),
+  "after_delete": member.get_stream_id("Fair Verona"),
+}
+print(json.dumps(out))
+`;
+
+t.test('python-zulip-api update_stream and delete_stream', { skip: !existsSync(CLIENT_DIR) || !existsSync(PYTHON) ? `python-zulip-api not found at ${CLIENT_DIR} (or no ${PYTHON})` : false }, async (t) => {
+  const sys = await startSystem(t);
+  const { hamlet, othello, desdemona } = sys.people;
+  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [hamlet.user_id, othello.user_id, desdemona.user_id] });
+  const streamId = (await sys.client(hamlet).get('/get_stream_id', { stream: 'Verona' })).body.stream_id as number;
+  await sys.client(hamlet).post('/messages', { type: 'stream', to: streamId, topic: 'balcony', content: 'wherefore' });
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(
+      PYTHON,
+      ['-c', SCRIPT, sys.baseUrl, desdemona.email, desdemona.api_key, hamlet.email, hamlet.api_key, String(streamId)],
+      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
+      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
+    );
+  });
+  const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
+  for (const call of ['update_description', 'update_name', 'update_private', 'get_stream_id', 'get_subscribers', 'get_stream_topics', 'delete']) {
+    t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);
+  }
+  t.match(r.member_update, { result: 'error', code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
+  t.match(r.update_bad, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid parameters' });
+  t.equal(r.get_stream_id?.stream_id, streamId, 'the stream answers to its new name');
+  t.same(r.get_subscribers?.subscribers, [desdemona.user_id, hamlet.user_id, othello.user_id].sort((a, b) => a - b));
+  // Newest first: the bot's notices of the changes, then the topic the stream had.
+  t.same((r.get_stream_topics?.topics as Array<{ name: string }>).map((x) => x.name), ['stream events', 'balcony']);
+  t.match(r.member_delete, { result: 'error', code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
+  t.match(r.delete_again, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid channel ID' });
+  t.match(r.after_delete, { result: 'error', code: 'BAD_REQUEST', msg: "Invalid channel name 'Fair Verona'" });
+  const stream = (await sys.client(desdemona).get('/streams', { include_all_active: true })).body.streams as Array<Record<string, unknown>>;
+  t.notOk(stream.some((s) => s.stream_id === streamId), 'archived');
+});
