@@ -9,7 +9,7 @@ import { toRealmRecord } from '../lib/realm-view.js';
 import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { userGroupStore } from '../store/user-group-store.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
-import { userStore, type ProfileValueRow, type UserRow } from '../store/user-store.js';
+import { userStore, type PersonRow, type ProfileValues, type UserRow } from '../store/user-store.js';
 
 export interface NewAccount {
   email: string;
@@ -73,7 +73,7 @@ async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: 
  */
 async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
   await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, realmHostOf(deps, realm)));
-  await notifyRealmUserAdd(deps, q, realm, user, []);
+  await notifyRealmUserAdd(deps, q, realm, user, new Map());
 }
 
 /**
@@ -81,7 +81,7 @@ async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user
  * Administrators may see the real address where the realm hides it, so they get their own
  * copy of the event with `delivery_email`.
  */
-export async function notifyRealmUserAdd(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow, profileValues: readonly ProfileValueRow[]): Promise<void> {
+export async function notifyRealmUserAdd(deps: UsersDeps, q: Queryable, realm: RealmRow, user: PersonRow, profileValues: ProfileValues): Promise<void> {
   const host = realmHostOf(deps, realm);
   const everyone = (await userStore.listByRealm(q, realm.id)).filter((u) => u.is_active);
   const audiences = realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE

@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { Role, type UserRecord } from '@zc/shared/contracts';
 import type { RealmRow } from '../store/realm-store.js';
-import type { ProfileValueRow, UserRow } from '../store/user-store.js';
+import type { PersonRow, ProfileValues } from '../store/user-store.js';
 
 export const EMAIL_VISIBILITY_EVERYONE = 1;
 
 /** The address everyone sees: the real one, or `user<id>@<realm host>` when visibility is limited. */
-export function displayEmail(user: Pick<UserRow, 'id' | 'delivery_email'>, realm: RealmRow, realmHost: string): string {
+export function displayEmail(user: Pick<PersonRow, 'id' | 'delivery_email'>, realm: RealmRow, realmHost: string): string {
   return realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE ? user.delivery_email : `user${user.id}@${realmHost}`;
 }
 
@@ -19,7 +19,7 @@ export function displayEmail(user: Pick<UserRow, 'id' | 'delivery_email'>, realm
  * the server sends null; Zulip honours client_gravatar only when everyone may see emails
  * (otherwise the client could not hash the real address).
  */
-export function avatarUrl(user: Pick<UserRow, 'delivery_email' | 'avatar_source' | 'avatar_version'>, clientGravatar: boolean, realm: RealmRow): string | null {
+export function avatarUrl(user: Pick<PersonRow, 'delivery_email' | 'avatar_source' | 'avatar_version'>, clientGravatar: boolean, realm: RealmRow): string | null {
   if (user.avatar_source === 'G') {
     if (clientGravatar && realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE) return null;
     const hash = createHash('md5').update(user.delivery_email.toLowerCase()).digest('hex');
@@ -33,10 +33,10 @@ export interface ViewOptions {
   clientGravatar: boolean;
   includeCustomProfileFields: boolean;
   realmHost: string;
-  profileValues?: readonly ProfileValueRow[];
+  profileValues?: ProfileValues;
 }
 
-export function toApiUser(u: UserRow, realm: RealmRow, o: ViewOptions): Record<string, unknown> {
+export function toApiUser(u: PersonRow, realm: RealmRow, o: ViewOptions): Record<string, unknown> {
   const out: Record<string, unknown> = {
     user_id: u.id,
     email: displayEmail(u, realm, o.realmHost),
@@ -62,8 +62,7 @@ export function toApiUser(u: UserRow, realm: RealmRow, o: ViewOptions): Record<s
     out.bot_owner_id = u.bot_owner_id;
   } else if (o.includeCustomProfileFields) {
     const data: Record<string, { value: string; rendered_value?: string }> = {};
-    for (const v of o.profileValues ?? []) {
-      if (v.user_id !== u.id) continue;
+    for (const v of o.profileValues?.get(u.id) ?? []) {
       data[String(v.field_id)] = v.rendered_value === null ? { value: v.value } : { value: v.value, rendered_value: v.rendered_value };
     }
     out.profile_data = data;
@@ -71,7 +70,7 @@ export function toApiUser(u: UserRow, realm: RealmRow, o: ViewOptions): Record<s
   return out;
 }
 
-export function toUserRecord(u: UserRow, realm: RealmRow, realmHost: string): UserRecord {
+export function toUserRecord(u: PersonRow, realm: RealmRow, realmHost: string): UserRecord {
   return {
     user_id: u.id,
     realm_id: u.realm_id,
@@ -95,7 +94,7 @@ export function toUserRecord(u: UserRow, realm: RealmRow, realmHost: string): Us
  * A bot as `realm_bots` and realm_bot events show it to those who administer it (its owner
  * and the realm's administrators); it carries the bot's API key.
  */
-export function toApiBot(u: UserRow, realm: RealmRow, realmHost: string, apiKey: string): Record<string, unknown> {
+export function toApiBot(u: PersonRow, realm: RealmRow, realmHost: string, apiKey: string): Record<string, unknown> {
   return {
     email: displayEmail(u, realm, realmHost),
     user_id: u.id,

@@ -56,10 +56,11 @@ async function readState(
     const { timezone: _tz, ...defaults } = userSettingsState(DEFAULT_USER_SETTINGS);
     out.realm_user_settings_defaults = defaults;
   }
+  // realm_users and the system groups' members read the same listing (one read of the realm's people).
+  const all = want('realm_user') || want('realm_user_groups') ? await userStore.listByRealm(q, realm.id) : [];
   if (want('realm_user')) {
-    const all = await userStore.listByRealm(q, realm.id);
     const realmHost = realmHostOf(deps, realm);
-    const profileValues = await userStore.profileValues(q, all.map((u) => u.id));
+    const profileValues = await userStore.realmProfileValues(q, realm.id);
     const view = (u: (typeof all)[number]) =>
       toApiUser(u, realm, { viewerRole: actor.role, clientGravatar, includeCustomProfileFields: true, realmHost, profileValues });
     out.realm_users = all.filter((u) => u.is_active).map(view);
@@ -108,7 +109,7 @@ async function readState(
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
-  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id);
+  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id, { users: all, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold, now: new Date() });
   // Clients from before FL 89 read the settings at the top level (Zulip sends them only to those).
   if (!view.userSettingsObject) {
     Object.assign(out, legacySettingsState(userSettings, { display: want('update_display_settings'), notifications: want('update_global_notifications') }));

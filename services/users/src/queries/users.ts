@@ -5,7 +5,7 @@ import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { toRealmRecord } from '../lib/realm-view.js';
 import { displayEmail, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
-import { userStore, type UserRow } from '../store/user-store.js';
+import { userStore, type PersonRow, type UserRow } from '../store/user-store.js';
 
 export async function requireRealm(deps: UsersDeps, realmId: number): Promise<RealmRow> {
   const realm = await realmStore.findById(deps.pool, realmId);
@@ -18,8 +18,8 @@ interface View {
   include_custom_profile_fields: boolean;
 }
 
-async function present(deps: UsersDeps, actor: Actor, realm: RealmRow, rows: UserRow[], v: View): Promise<Record<string, unknown>[]> {
-  const profileValues = v.include_custom_profile_fields ? await userStore.profileValues(deps.pool, rows.map((u) => u.id)) : [];
+async function present(deps: UsersDeps, actor: Actor, realm: RealmRow, rows: PersonRow[], v: View): Promise<Record<string, unknown>[]> {
+  const profileValues = v.include_custom_profile_fields ? await userStore.profileValues(deps.pool, rows.map((u) => u.id)) : undefined;
   const realmHost = realmHostOf(deps, realm);
   return rows.map((u) =>
     toApiUser(u, realm, {

@@ -1,5 +1,11 @@
 import type { Queryable } from '@zc/shared/db';
 
+/**
+ * A user as the realm's listings need them (realm_users, user groups, event audiences): no
+ * credentials and no personal settings, which are the bulk of a row and of its parsing.
+ */
+export type PersonRow = Omit<UserRow, 'password_hash' | 'api_key_enc' | 'settings' | 'drafts_cleared_at'>;
+
 export interface UserRow {
   id: number;
   realm_id: number;
@@ -46,9 +52,26 @@ export interface ProfileValueRow {
   rendered_value: string | null;
 }
 
+/** Custom profile field values by user id. */
+export type ProfileValues = ReadonlyMap<number, readonly ProfileValueRow[]>;
+
+function byUser(rows: readonly ProfileValueRow[]): ProfileValues {
+  const out = new Map<number, ProfileValueRow[]>();
+  for (const r of rows) {
+    const id = Number(r.user_id);
+    const list = out.get(id);
+    if (list) list.push(r);
+    else out.set(id, [r]);
+  }
+  return out;
+}
+
 const COLS = `id, realm_id, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, timezone,
   avatar_source, avatar_version, date_joined, password_hash, api_key_enc, can_create_users, is_system_bot, settings,
   drafts_cleared_at::text AS drafts_cleared_at`;
+
+const PERSON_COLS = `id, realm_id, delivery_email, full_name, role, is_active, is_bot, bot_type, bot_owner_id, timezone,
+  avatar_source, avatar_version, date_joined, can_create_users, is_system_bot`;
 
 export const userStore = {
   async insert(q: Queryable, u: NewUser): Promise<UserRow> {
@@ -76,8 +99,8 @@ export const userStore = {
     return rows[0];
   },
   /** The realm's members, without system bots. */
-  async listByRealm(q: Queryable, realmId: number): Promise<UserRow[]> {
-    const { rows } = await q.query<UserRow>(`SELECT ${COLS} FROM users.user_profile WHERE realm_id = $1 AND NOT is_system_bot ORDER BY id`, [realmId]);
+  async listByRealm(q: Queryable, realmId: number): Promise<PersonRow[]> {
+    const { rows } = await q.query<PersonRow>(`SELECT ${PERSON_COLS} FROM users.user_profile WHERE realm_id = $1 AND NOT is_system_bot ORDER BY id`, [realmId]);
     return rows;
   },
   async listSystemBots(q: Queryable, realmId: number): Promise<UserRow[]> {
@@ -157,11 +180,22 @@ export const userStore = {
     );
     return rows.map((r) => r.id);
   },
-  async profileValues(q: Queryable, userIds: readonly number[]): Promise<ProfileValueRow[]> {
+  /** The custom profile field values of these users, by user. */
+  async profileValues(q: Queryable, userIds: readonly number[]): Promise<ProfileValues> {
     const { rows } = await q.query<ProfileValueRow>(
       'SELECT user_id, field_id, value, rendered_value FROM users.custom_profile_field_value WHERE user_id = ANY($1::bigint[])',
       [userIds],
     );
-    return rows;
+    return byUser(rows);
+  },
+  /** Every custom profile field value of the realm, by user (one index scan per field, not an id list). */
+  async realmProfileValues(q: Queryable, realmId: number): Promise<ProfileValues> {
+    const { rows } = await q.query<ProfileValueRow>(
+      `SELECT v.user_id, v.field_id, v.value, v.rendered_value
+         FROM users.custom_profile_field f JOIN users.custom_profile_field_value v ON v.field_id = f.id
+        WHERE f.realm_id = $1`,
+      [realmId],
+    );
+    return byUser(rows);
   },
 };

@@ -106,11 +106,16 @@ t.test('toApiUser', async (t) => {
   });
 
   t.test('profile_data holds the user\'s own values, rendered where rendered', async (t) => {
-    const profileValues = [
-      { user_id: 10, field_id: 1, value: 'Denmark', rendered_value: null },
-      { user_id: 10, field_id: 2, value: '**bold**', rendered_value: '<p><strong>bold</strong></p>' },
-      { user_id: 11, field_id: 1, value: 'Not mine', rendered_value: null },
-    ];
+    const profileValues = new Map([
+      [
+        10,
+        [
+          { user_id: 10, field_id: 1, value: 'Denmark', rendered_value: null },
+          { user_id: 10, field_id: 2, value: '**bold**', rendered_value: '<p><strong>bold</strong></p>' },
+        ],
+      ],
+      [11, [{ user_id: 11, field_id: 1, value: 'Not mine', rendered_value: null }]],
+    ]);
     t.same(toApiUser(user(), realm(), view({ includeCustomProfileFields: true, profileValues })).profile_data, {
       1: { value: 'Denmark' },
       2: { value: '**bold**', rendered_value: '<p><strong>bold</strong></p>' },
