@@ -100,7 +100,7 @@ const EVERYTHING: Json = {
     gatewayFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
     extraEgress: [{ ports: [{ port: 4318, protocol: 'TCP' }] }],
   },
-  metrics: { serviceMonitor: { enabled: true } },
+  metrics: { serviceMonitor: { enabled: true }, podMonitor: { enabled: true, labels: { release: 'prom' } } },
   podLabels: { team: 'chat' },
   services: { messages: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 8 }, podLabels: { tier: 'backend' } } },
   extraObjects: [
@@ -207,6 +207,16 @@ t.test('NetworkPolicy: default deny both ways, with the allows the services need
   for (const port of [53, 5432, 6379, 4222, 9300]) t.match(egress, `"port":${port}`, `egress to port ${port}`);
   const noDeny = render({ ...EXISTING_SECRET, networkPolicy: { enabled: true, defaultDeny: false } }).filter((o) => o.kind === 'NetworkPolicy');
   t.notOk(noDeny.some((p) => (p.spec?.policyTypes as string[]).includes('Egress')), 'defaultDeny: false leaves egress open');
+});
+
+t.test('PodMonitor scrapes every pod of the release on the admin port', async (t) => {
+  const objects = render(EVERYTHING, LONG_RELEASE);
+  const pm = objects.find((o) => o.kind === 'PodMonitor') as K8sObject;
+  t.match(pm.spec, { podMetricsEndpoints: [{ port: 'admin', path: '/metrics' }] });
+  const selector = (pm.spec?.selector as { matchLabels: Record<string, string> }).matchLabels;
+  const deployments = objects.filter((o) => o.kind === 'Deployment');
+  t.ok(deployments.length >= 7 && deployments.every((d) => matches(selector, podTemplate(d)?.metadata.labels)), 'selects every service');
+  t.notOk(render(EXISTING_SECRET).some((o) => o.kind === 'PodMonitor'), 'off by default');
 });
 
 t.test('missing credentials stop the render with a message naming them', async (t) => {

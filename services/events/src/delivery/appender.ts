@@ -58,6 +58,7 @@ export class Appender {
   /** This replica's current leadership term (0: not leading). */
   private term = 0;
   private stopped = false;
+  private electing = false;
   private timer?: NodeJS.Timeout;
   private session?: Promise<void>;
   private messages?: ConsumerMessages;
@@ -89,7 +90,9 @@ export class Appender {
   }
 
   private async elect(): Promise<void> {
-    if (this.stopped) return;
+    // One election at a time: while Redis hangs, overlapping rounds would act on stale answers.
+    if (this.stopped || this.electing) return;
+    this.electing = true;
     const { store, config, log } = this.deps;
     try {
       if (this.leading && !this.deps.bus.isConnected) {
@@ -115,6 +118,8 @@ export class Appender {
       }
     } catch (err) {
       log.warn({ err }, 'leader election failed');
+    } finally {
+      this.electing = false;
     }
   }
 
@@ -219,6 +224,9 @@ export class Appender {
     this.deps.log.warn({ term: this.term, why }, 'fenced off: no longer the events leader');
     this.leading = false;
     this.messages?.stop();
+    // Whoever fenced us may not hold the lock (a former leader still writing after Redis lost
+    // its data): released, the next round elects someone with a newer term at once.
+    this.deps.store.releaseLock(this.token).catch(() => undefined);
   }
 
   /**

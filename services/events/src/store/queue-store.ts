@@ -114,7 +114,7 @@ export class QueueStore {
   get leaderKey(): string {
     return redisKey(this.prefix, 'evq', 'leader');
   }
-  private get termKey(): string {
+  get termKey(): string {
     return redisKey(this.prefix, 'evq', 'leader', 'term');
   }
 
@@ -148,7 +148,7 @@ export class QueueStore {
 
   /** The new leadership term if the lock was free, else undefined. */
   async acquireLock(token: string, ttlMs: number): Promise<number | undefined> {
-    const term = Number(await this.scripts.zcEvqAcquireLock(this.leaderKey, this.termKey, token, ttlMs));
+    const term = Number(await this.scripts.zcEvqAcquireLock(this.leaderKey, this.termKey, token, ttlMs, Date.now()));
     return term > 0 ? term : undefined;
   }
   async renewLock(token: string, ttlMs: number): Promise<boolean> {

@@ -241,12 +241,21 @@ return 1
 
 /**
  * Leader lock (KEYS[1]) and its term counter (KEYS[2]): taking a free lock starts a new term,
- * a number that only grows and that fences every write of the leader. ARGV: token, ttl ms.
+ * a number that only grows and that fences every write of the leader. ARGV: token, ttl ms,
+ * the acquirer's clock (ms). The term is at least that clock, so it still grows when Redis
+ * comes back empty: a counter restarting at 1 let a former leader, still writing with its old
+ * (higher) term, fence off every new leader until the counter caught up (minutes).
  * Returns the term, or 0 if the lock is held.
  */
 export const ACQUIRE_LOCK = `
 if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then
-  return redis.call('INCR', KEYS[2])
+  local term = redis.call('INCR', KEYS[2])
+  local floor = tonumber(ARGV[3]) or 0
+  if term < floor then
+    redis.call('SET', KEYS[2], ARGV[3])
+    term = floor
+  end
+  return term
 end
 return 0
 `;

@@ -145,6 +145,11 @@ t.test('queue store', async (t) => {
     await store.releaseLock('me');
     const second = await store.acquireLock('you', 5000);
     t.ok(second !== undefined && first !== undefined && second > first, `the next term is higher (${first} then ${second})`);
+    // Redis comes back empty (lock and counter gone): the next term is still higher, so a
+    // former leader writing with its old term is fenced off rather than fencing its successor.
+    await redis.del(store.leaderKey, store.termKey);
+    const third = await store.acquireLock('me', 5000);
+    t.ok(third !== undefined && second !== undefined && third > second, `higher after Redis lost its data (${second} then ${third})`);
   });
 
   t.test('fencing: once a newer term wrote, an older term can neither append nor move the cursor', async (t) => {
