@@ -78,7 +78,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_REGISTER_STATE_TIMEOUT_MS: int(['events'], 'How long an owning service may take to answer register_state.', 1, 10_000),
   ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed and contested every second; a successor takes over within it plus a second).', 100, 6_000),
   // --- messages --------------------------------------------------------------------------
-  ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS: int(['messages'], 'POST /mark_all_as_read answers partially_completed after this long.', 1, 2000),
+  ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS: int(['messages'], 'POST /mark_all_as_read answers partially_completed after this long (0: at once).', 0, 2000),
   ZC_MARK_ALL_AS_READ_BATCH_SIZE: int(['messages'], 'Rows marked read per batch of mark_all_as_read.', 1, 5000),
   ZC_SEND_BATCH_MAX: int(['messages'], 'Sends sharing one transaction at most.', 1, 64),
   ZC_SEARCH_WINDOW_IDS: int(['messages'], 'Ids in a keyword search\'s first window.', 1, 10_000),

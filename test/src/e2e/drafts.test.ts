@@ -54,8 +54,8 @@ t.test('drafts', async (t) => {
     const cases: Array<[string, unknown, number, Record<string, unknown>]> = [
       ['no stream id', [{ type: 'stream', to: [], topic: 't', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'Must specify exactly 1 channel ID for channel messages' }],
       ['two stream ids', [{ type: 'stream', to: [verona, verona], topic: 't', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'Must specify exactly 1 channel ID for channel messages' }],
-      ['NUL in the topic', [{ type: 'stream', to: [verona], topic: 'a\u0000', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'Topic must not contain null bytes' }],
-      ['NUL in the content', [{ type: '', to: [], topic: '', content: 'a\u0000' }], 400, { code: 'BAD_REQUEST', msg: 'Message must not contain null bytes' }],
+      ['NUL in the topic', [{ type: 'stream', to: [verona], topic: 'a\u0000', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'drafts must not contain null bytes' }],
+      ['NUL in the content', [{ type: '', to: [], topic: '', content: 'a\u0000' }], 400, { code: 'BAD_REQUEST', msg: 'drafts must not contain null bytes' }],
       ['negative timestamp', [{ type: '', to: [], topic: '', content: 'c', timestamp: -1 }], 400, { code: 'BAD_REQUEST', msg: 'Timestamp must not be negative.' }],
       ['unknown stream', [{ type: 'stream', to: [99999], topic: 't', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'Invalid channel ID' }],
       ['unknown user', [{ type: 'private', to: [99999], topic: '', content: 'c' }], 400, { code: 'BAD_REQUEST', msg: 'Invalid user ID 99999' }],

@@ -102,7 +102,7 @@ t.test('realm and user stores', async (t) => {
     );
     const fieldId = Number(rows[0]?.id);
     await pool.query('INSERT INTO users.custom_profile_field_value (user_id, field_id, value) VALUES ($1, $2, $3)', [u.id, fieldId, 'Denmark']);
-    t.same(await userStore.profileValues(pool, [u.id, 999_999]), [{ user_id: u.id, field_id: fieldId, value: 'Denmark', rendered_value: null }]);
-    t.same(await userStore.profileValues(pool, []), []);
+    t.same(await userStore.profileValues(pool, [u.id, 999_999]), new Map([[u.id, [{ user_id: u.id, field_id: fieldId, value: 'Denmark', rendered_value: null }]]]));
+    t.same(await userStore.profileValues(pool, []), new Map());
   });
 });
