@@ -160,8 +160,12 @@ t.test('messages: flags, read state, register state, concurrency', async (t) => 
   t.test('register state: unread_msgs, starred, recent conversations, max_message_id', async (t) => {
     const carl = await sys.createUser({ email: 'carl@zulip.test', full_name: 'Carl' });
     w.remember(carl);
-    await w.subscribe('Denmark', [carl.user_id]);
-    await w.subscribe('Muted', [carl.user_id]);
+    // Carl joins by himself: someone else subscribing him would add the notification bot's
+    // "subscribed you" direct messages to his unreads.
+    const joined = await sys.client(carl).post('/users/me/subscriptions', { subscriptions: [{ name: 'Denmark' }, { name: 'Muted' }] });
+    t.equal(joined.status, 200);
+    await w.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [w.id('Muted'), carl.user_id]);
+    await w.until('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [w.id('Denmark'), carl.user_id]);
     const s1 = await send(hamlet, { type: 'stream', to: 'Denmark', topic: 'news', content: 'hello' });
     const s2 = await send(hamlet, { type: 'stream', to: 'Denmark', topic: 'News', content: '@**Carl**' });
     const s3 = await send(hamlet, { type: 'stream', to: 'Denmark', topic: 'quiet', content: '@**all** in a muted topic' });
