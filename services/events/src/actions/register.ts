@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { LIMITS, isGuest, versionFields, type RegisterRequest } from '@zc/shared/contracts';
 import { AppError, badRequest, isAppError } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
-import { ALL_FETCH_TYPES, emptyStateFor, ownersFor, type StateOwner } from '../lib/initial-state.js';
+import { ALL_FETCH_TYPES, STATE_OWNERS, emptyStateFor, ownersFor, type StateOwner } from '../lib/initial-state.js';
 import { parseEventsNarrow } from '../lib/narrow.js';
 
 /** Zulip's EVENT_QUEUE_LONGPOLL_TIMEOUT_SECONDS: clients use it as their GET /events timeout. */
@@ -101,7 +101,14 @@ export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<
   }
 
   try {
-    const answers = await Promise.all(ownersFor(fetch).map((o) => askOwner(deps, o, r, fetch)));
+    // Every owner is asked, not only those whose state is fetched: the snapshot of one whose
+    // state the client does not fetch still drops its events for writes answered before
+    // /register (a reaction added just before registering for `reaction` events only), as
+    // Zulip, which sends events at commit, never delivers them. Such an owner is optional:
+    // without its snapshot the queue only keeps those stale events.
+    const fetched = new Set(ownersFor(fetch));
+    const asked = STATE_OWNERS.map((o) => (fetched.has(o) ? o : { ...o, required: false }));
+    const answers = await Promise.all(asked.map((o) => askOwner(deps, o, r, fetch)));
     const snapshots: Record<string, string> = {};
     for (const a of answers) if (a.snapshot) snapshots[a.service] = a.snapshot;
     const lastEventId = await deps.store.finishRegister(queueId, snapshots);
