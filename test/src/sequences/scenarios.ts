@@ -196,6 +196,55 @@ const REGISTER_CHANGES: Record<string, RegisterChange> = {
     make: async (s) => void (await s.call(other(s), 'POST', '/typing', { op: 'start', to: JSON.stringify([member(s).user_id]) })),
     is: (e, _c, when) => when === 'after' && e.op === 'start',
   },
+  user_topic: {
+    type: 'user_topic',
+    setup: async (s) => ({ id: await streamId(s, member(s), await commonStream(s)) }),
+    make: async (s, c, when) =>
+      void (await s.call(member(s), 'PATCH', '/users/me/subscriptions/muted_topics', { stream_id: c.id as number, topic: `t ${tagOf(s, when)}`, op: 'add' })),
+    is: (e, _c, when, s) => e.topic_name === `t ${tagOf(s, when)}`,
+  },
+  drafts: {
+    type: 'drafts',
+    make: async (s, _c, when) =>
+      void (await s.call(member(s), 'POST', '/drafts', {
+        drafts: JSON.stringify([{ type: 'private', to: [other(s).user_id], topic: '', content: `d ${tagOf(s, when)}`, timestamp: Math.floor(Date.now() / 1000) }]),
+      })),
+    is: (e, _c, when, s) => e.op === 'add' && ((e.drafts as Json[] | undefined) ?? []).some((d) => d.content === `d ${tagOf(s, when)}`),
+  },
+  realm: {
+    type: 'realm',
+    make: async (s, _c, when) => void (await s.call(s.sys.people.desdemona, 'PATCH', '/realm', { description: `r ${tagOf(s, when)}` })),
+    is: (e, _c, when, s) => ((e.data as Json | undefined)?.description ?? e.value) === `r ${tagOf(s, when)}`,
+  },
+  realm_emoji: {
+    type: 'realm_emoji',
+    make: async (s, _c, when) => uploadEmoji(s, s.sys.people.desdemona, `re_${tagOf(s, when).toLowerCase()}`),
+    // The event carries the whole set: the change made before is the set without the later emoji.
+    is: (e, _c, when, s) =>
+      listHolds(
+        Object.values((e.realm_emoji as Record<string, Json> | undefined) ?? {}).map((x) => String(x.name)),
+        `re_${tagOf(s, 'before').toLowerCase()}`,
+        `re_${tagOf(s, 'after').toLowerCase()}`,
+        when,
+      ),
+  },
+  user_settings: {
+    type: 'user_settings',
+    // From a third value, so both changes change something whatever an earlier run left.
+    setup: async (s) => (await s.call(member(s), 'PATCH', '/settings', { emojiset: 'text' }), {}),
+    make: async (s, _c, when) => void (await s.call(member(s), 'PATCH', '/settings', { emojiset: when === 'before' ? 'google' : 'twitter' })),
+    is: (e, _c, when) => e.property === 'emojiset' && e.value === (when === 'before' ? 'google' : 'twitter'),
+  },
+  realm_user: {
+    type: 'realm_user',
+    async setup(s) {
+      const email = `ru-${s.unique}@zulip.test`;
+      const created = await s.call(s.sys.people.iago, 'POST', '/users', { email, password: `pw-${s.unique}-long-enough`, full_name: `Ru ${s.unique}` });
+      return { id: created.body.user_id as number };
+    },
+    make: async (s, c, when) => void (await s.call(s.sys.people.iago, 'PATCH', `/users/${c.id as number}`, { full_name: `N ${tagOf(s, when)}` })),
+    is: (e, c, when, s) => e.op === 'update' && (e.person as Json | undefined)?.user_id === c.id && (e.person as Json).full_name === `N ${tagOf(s, when)}`,
+  },
   subscription: {
     type: 'subscription',
     make: async (s, _c, when) => void (await s.call(member(s), 'POST', '/users/me/subscriptions', { subscriptions: [{ name: `Queue ${tagOf(s, when)}` }] })),
