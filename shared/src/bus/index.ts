@@ -445,7 +445,8 @@ export class Bus {
     }
     let body: ReplyBody;
     try {
-      body = await withSpan(`process ${msg.subject}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
+      // Named after the contract, not the replica-addressed subject: span names stay few.
+      body = await withSpan(`process ${this.subject(c.subject)}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
         let req: unknown;
         try {
           req = JSON.parse(dec.decode(msg.data));
@@ -643,7 +644,7 @@ export class Bus {
    */
   async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
     const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
-    return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+    return withSpan(`send ${this.subject(c.subject)}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
       const data = enc.encode(JSON.stringify(req));
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
       const started = Date.now();
