@@ -8,7 +8,16 @@ export interface RpcContract<Q extends TSchema = TSchema, R extends TSchema = TS
   readonly subject: string;
   readonly request: Q;
   readonly reply: R;
+  /**
+   * Whether a request may be sent again after the replica that took it died or stalled
+   * mid-way (it may have done the work): reads, and writes made idempotent by a key. Others
+   * are answered 503 then (a request no replica took is always sent again: see `Bus.request`).
+   */
+  readonly safe?: boolean | SafeCheck<Static<Q>>;
 }
+
+/** A predicate on the request (method syntax: checked bivariantly, so any contract fits RpcContract). */
+type SafeCheck<T> = { check(req: T): boolean }['check'];
 
 /** A fact published through JetStream (`<prefix>.<service>.evt.v<N>.<entity>.<verb>`) or a durable inbox command. */
 export interface EventContract<E extends TSchema = TSchema, S extends string = string> {
@@ -43,8 +52,8 @@ export type DeliveredArgs<Cs extends ReadonlyArray<EventContract | BroadcastCont
 type ArgsOf<C, M> = C extends EventContract<infer E, infer S> | BroadcastContract<infer E, infer S> ? [subject: S, payload: Static<E>, meta: M] : never;
 
 /** Declares a request/reply method; the service is the subject's first token. */
-export function rpc<Q extends TSchema, R extends TSchema>(subject: string, s: { request: Q; reply: R }): RpcContract<Q, R> {
-  return { kind: 'rpc', service: subject.split('.')[0] as string, subject, request: s.request, reply: s.reply };
+export function rpc<Q extends TSchema, R extends TSchema>(subject: string, s: { request: Q; reply: R; safe?: boolean | ((req: Static<Q>) => boolean) }): RpcContract<Q, R> {
+  return { kind: 'rpc', service: subject.split('.')[0] as string, subject, request: s.request, reply: s.reply, ...(s.safe !== undefined ? { safe: s.safe } : {}) };
 }
 
 /** Declares a JetStream-carried event; the service is the subject's first token. */

@@ -4,6 +4,7 @@
  * with a message id (duplicates dropped by the server) and durable consumers.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
@@ -25,6 +26,7 @@ import {
   type RequestOf,
   type RpcContract,
 } from './contract.js';
+import { ALIVE_EVERY_MS, Liveness, type Beat } from './liveness.js';
 
 export * from './contract.js';
 
@@ -69,6 +71,17 @@ const DEADLINE_HEADER = 'Zc-Deadline';
  */
 const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
 const HELD_BY_HEADER = 'Zc-Held-By';
+/**
+ * Failover (`request` with another live replica to turn to): a replica that cannot start the
+ * request by this time (ms since the epoch) drops it, so a request not acknowledged in time
+ * has not been worked on and can go to another replica, whatever it does — even if the
+ * replica that got it was paused and resumes later.
+ */
+const START_BY_HEADER = 'Zc-Start-By';
+/** A replica says it took a request within this, or the request goes to another (failover). */
+const ACK_WITHIN_MS = 1_000;
+/** How often pending requests are checked for a missing ack or a silent holder. */
+const SWEEP_EVERY_MS = 250;
 const deadlines = new AsyncLocalStorage<number>();
 
 /** The deadline of the request being handled, if any (for work that should stop with it). */
@@ -220,6 +233,24 @@ export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledge
 
 const HOLDER_CHECK_EVERY_MS = 250;
 
+type AttemptOutcome = { msg: Msg } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'no responders'; holder?: string };
+
+interface PendingAttempt {
+  service: string;
+  started: number;
+  ackWithinMs?: number;
+  acked: boolean;
+  /** The replica holding the request: the one it was sent to by name, or the one that acknowledged. */
+  holder?: string;
+  heldSince: number;
+  settle(out: AttemptOutcome): void;
+}
+
+/** Whether `req` may be sent again after the replica holding it went silent (RpcContract.safe). */
+function isSafe<C extends RpcContract>(c: C, req: RequestOf<C>): boolean {
+  return typeof c.safe === 'function' ? c.safe(req) : c.safe === true;
+}
+
 export interface ConsumeOptions {
   /** Durable consumer name, unique per consuming service and purpose. */
   durable: string;
@@ -260,13 +291,26 @@ export class Bus {
   private readonly ensured = new Set<string>();
   /** False from a disconnect until the client has reconnected (isClosed() stays false meanwhile). */
   private linked = true;
+  /** This process among its service's replicas: in its beats and its direct subjects. */
+  readonly replicaId: string;
+  private readonly liveness = new Liveness();
+  private readonly served = new Set<string>();
+  private beatTimer?: NodeJS.Timeout;
+  /** One inbox subscription for every `request` (replies and acks told apart by token). */
+  private mux?: { prefix: string; waiting: Map<string, (m: Msg) => void>; next: number };
+  private readonly pending = new Set<PendingAttempt>();
+  private sweepTimer?: NodeJS.Timeout;
+  private lastSweep = 0;
 
   private constructor(
     readonly nc: NatsConnection,
     readonly prefix: string,
     private readonly log: Logger,
     private readonly defaultTimeoutMs: number,
-  ) {}
+    name: string,
+  ) {
+    this.replicaId = `${name}-${randomUUID().slice(0, 8)}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  }
 
   static async connect(opts: BusOptions): Promise<Bus> {
     const nc = await connect({
@@ -284,8 +328,9 @@ export class Bus {
       noAsyncTraces: true,
     });
     if (!coalesceWrites(nc)) opts.log.warn('NATS client internals not as expected: writes are not coalesced');
-    const bus = new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000);
+    const bus = new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000, opts.name);
     void bus.followStatus();
+    bus.hearBeats();
     return bus;
   }
 
@@ -327,8 +372,43 @@ export class Bus {
       void this.handle(c, msg, handler, log, opts.holder);
     };
     this.subs.push(this.nc.subscribe(subject, { queue: c.service, callback }));
-    // A holder is also reachable by name, so a caller can avoid a replica it knows is silent.
+    // Each replica is also reachable by name, so a caller can send to one it knows is alive
+    // and avoid one it knows is silent (see `request`).
+    this.subs.push(this.nc.subscribe(`${subject}.${this.replicaId}`, { callback }));
     if (opts.holder !== undefined) this.subs.push(this.nc.subscribe(`${subject}.${opts.holder}`, { callback }));
+    this.served.add(c.service);
+    this.startBeating();
+  }
+
+  /** Says once a second which services this replica serves (see liveness.ts). */
+  private startBeating(): void {
+    if (this.beatTimer) return;
+    const beat = () => {
+      if (this.nc.isClosed()) return;
+      const b: Beat = { replica: this.replicaId, services: [...this.served] };
+      this.nc.publish(this.subject('bus.alive'), enc.encode(JSON.stringify(b)));
+    };
+    // After the subscriptions just made are known to the server (a caller hearing the beat
+    // may send to this replica by name at once).
+    queueMicrotask(() => void this.nc.flush().then(beat, () => undefined));
+    this.beatTimer = setInterval(beat, ALIVE_EVERY_MS);
+    this.beatTimer.unref();
+  }
+
+  private hearBeats(): void {
+    this.subs.push(
+      this.nc.subscribe(this.subject('bus.alive'), {
+        callback: (err, m) => {
+          if (err) return;
+          try {
+            const b = JSON.parse(dec.decode(m.data)) as Beat;
+            if (typeof b.replica === 'string' && Array.isArray(b.services)) this.liveness.beat(b);
+          } catch {
+            /* not a beat */
+          }
+        },
+      }),
+    );
   }
 
   private async handle<C extends RpcContract>(
@@ -344,14 +424,21 @@ export class Bus {
       log.warn({ late_ms: Date.now() - deadline }, 'request dropped: its caller has stopped waiting');
       return;
     }
-    if (holder !== undefined && msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
+    const startBy = Number(msg.headers?.get(START_BY_HEADER));
+    if (startBy > 0 && Date.now() > startBy) {
+      // Paused or stalled past the time the caller gave: it has asked another replica.
+      log.warn({ late_ms: Date.now() - startBy }, 'request dropped: not started in time, its caller has asked another replica');
+      return;
+    }
+    if (msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
       const h = natsHeaders();
-      h.set(HELD_BY_HEADER, holder);
+      h.set(HELD_BY_HEADER, holder ?? this.replicaId);
       msg.respond(Empty, { headers: h });
     }
     let body: ReplyBody;
     try {
-      body = await withSpan(`process ${msg.subject}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
+      // Named after the contract, not the replica-addressed subject: span names stay few.
+      body = await withSpan(`process ${this.subject(c.subject)}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
         let req: unknown;
         try {
           req = JSON.parse(dec.decode(msg.data));
@@ -390,7 +477,15 @@ export class Bus {
     }
   }
 
-  /** Calls `c`; error replies are rethrown as AppError, no responder or a timeout as 503. */
+  /**
+   * Calls `c`; error replies are rethrown as AppError, no responder or a timeout as 503.
+   * The request goes to a replica heard beating within the last seconds (the queue group
+   * when none is known). With another live replica to turn to, the one asked must say within
+   * a second that it took the request (and drops it if it could not start by then), or the
+   * request goes to another: a paused replica costs a second, not the whole timeout. If the
+   * replica holding the request falls silent (killed, paused), a `safe` request goes to
+   * another and any other is answered 503 at once.
+   */
   async request<C extends RpcContract>(c: C, req: RequestOf<C>, opts: { timeoutMs?: number } = {}): Promise<ReplyOf<C>> {
     const subject = this.subject(c.subject);
     return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
@@ -402,20 +497,118 @@ export class Bus {
       const inherited = currentDeadline();
       const timeout = Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited !== undefined ? inherited - Date.now() : Infinity);
       if (timeout <= 0) throw serviceUnavailable();
-      let m: Msg;
-      try {
-        m = await this.nc.request(subject, data, {
-          timeout,
-          headers: carrierToHeaders({ [DEADLINE_HEADER]: String(Date.now() + timeout) }),
+      const deadline = Date.now() + timeout;
+      const avoid = new Set<string>();
+      for (;;) {
+        const fresh = this.liveness.fresh(c.service, avoid);
+        const to = fresh.length === 0 ? undefined : fresh[Math.floor(Math.random() * fresh.length)];
+        const outcome = await this.attempt(to === undefined ? subject : `${subject}.${to}`, data, {
+          service: c.service,
+          deadline,
+          ...(fresh.length > 1 ? { ackWithinMs: ACK_WITHIN_MS } : {}),
+          ...(to !== undefined ? { holder: to } : {}),
         });
-      } catch (e) {
-        this.log.warn({ err: e, subject }, 'request failed');
-        throw serviceUnavailable();
+        if ('msg' in outcome) {
+          const body = JSON.parse(dec.decode(await decodeReply(outcome.msg))) as ReplyBody;
+          if ('err' in body) throw fromWireError(body.err);
+          return body.ok as ReplyOf<C>;
+        }
+        const gone = outcome.holder ?? to;
+        const again =
+          Date.now() < deadline &&
+          gone !== undefined &&
+          (outcome.gaveUp === 'unacknowledged' || outcome.gaveUp === 'no responders' || (outcome.gaveUp === 'holder lost' && isSafe(c, req)));
+        this.log.warn({ subject, replica: gone, why: outcome.gaveUp, again }, 'request failed');
+        if (!again) throw serviceUnavailable();
+        if (outcome.gaveUp === 'no responders') this.liveness.forget(c.service, gone);
+        avoid.add(gone);
       }
-      const body = JSON.parse(dec.decode(await decodeReply(m))) as ReplyBody;
-      if ('err' in body) throw fromWireError(body.err);
-      return body.ok as ReplyOf<C>;
     });
+  }
+
+  /**
+   * One try of `request`: published with a reply subject of the shared inbox; settles with the
+   * reply, or with why it stopped waiting. With `ackWithinMs` the replica must acknowledge
+   * (and not start later than that); with `holder` (or once one acknowledged) its silence ends
+   * the wait.
+   */
+  private attempt(subject: string, data: Uint8Array, o: { service: string; deadline: number; ackWithinMs?: number; holder?: string }): Promise<AttemptOutcome> {
+    return new Promise<AttemptOutcome>((resolve) => {
+      const mux = this.inbox();
+      const token = String(mux.next++);
+      const started = Date.now();
+      const p: PendingAttempt = { started, acked: false, heldSince: started, ...o, settle: () => undefined };
+      const timer = setTimeout(() => p.settle({ gaveUp: 'timeout' }), Math.max(1, o.deadline - started));
+      p.settle = (out) => {
+        if (!mux.waiting.delete(token)) return;
+        clearTimeout(timer);
+        this.pending.delete(p);
+        resolve(out);
+      };
+      mux.waiting.set(token, (m) => {
+        if (m.data.length === 0 && m.headers?.code === 503) return p.settle({ gaveUp: 'no responders' });
+        const by = m.headers?.get(HELD_BY_HEADER);
+        if (by) {
+          p.acked = true;
+          p.holder = by;
+          p.heldSince = Date.now();
+          return;
+        }
+        p.settle({ msg: m });
+      });
+      if (o.ackWithinMs !== undefined || o.holder !== undefined) this.watch(p);
+      const extra: Record<string, string> = { [DEADLINE_HEADER]: String(o.deadline) };
+      if (o.ackWithinMs !== undefined) {
+        extra[HOLD_ACK_HEADER] = '1';
+        extra[START_BY_HEADER] = String(started + o.ackWithinMs);
+      }
+      try {
+        this.nc.publish(subject, data, { reply: `${mux.prefix}.${token}`, headers: carrierToHeaders(extra) });
+      } catch (e) {
+        this.log.warn({ err: e, subject }, 'request could not be sent');
+        p.settle({ gaveUp: 'timeout' });
+      }
+    });
+  }
+
+  private inbox(): NonNullable<Bus['mux']> {
+    if (this.mux) return this.mux;
+    const mux = { prefix: createInbox(), waiting: new Map<string, (m: Msg) => void>(), next: 0 };
+    this.subs.push(
+      this.nc.subscribe(`${mux.prefix}.*`, {
+        callback: (err, m) => {
+          if (err) return;
+          mux.waiting.get(m.subject.slice(mux.prefix.length + 1))?.(m);
+        },
+      }),
+    );
+    this.mux = mux;
+    return mux;
+  }
+
+  /** Checks `p` every SWEEP_EVERY_MS (one timer for every pending request) until it settles. */
+  private watch(p: PendingAttempt): void {
+    this.pending.add(p);
+    if (this.sweepTimer) return;
+    this.lastSweep = Date.now();
+    this.sweepTimer = setInterval(() => {
+      const now = Date.now();
+      // This process's own event loop was stalled: replies and acks may be waiting unread
+      // behind this timer; judge nobody until they had their turn.
+      const late = now - this.lastSweep > 2 * SWEEP_EVERY_MS;
+      this.lastSweep = now;
+      if (!late) {
+        for (const q of this.pending) {
+          if (!q.acked && q.ackWithinMs !== undefined && now - q.started >= q.ackWithinMs) q.settle({ gaveUp: 'unacknowledged', ...(q.holder !== undefined ? { holder: q.holder } : {}) });
+          else if (q.holder !== undefined && !this.liveness.isAlive(q.service, q.holder, q.heldSince)) q.settle({ gaveUp: 'holder lost', holder: q.holder });
+        }
+      }
+      if (this.pending.size === 0) {
+        clearInterval(this.sweepTimer);
+        this.sweepTimer = undefined;
+      }
+    }, SWEEP_EVERY_MS);
+    this.sweepTimer.unref();
   }
 
   /**
@@ -428,7 +621,7 @@ export class Bus {
    */
   async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
     const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
-    return withSpan(`send ${subject}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
+    return withSpan(`send ${this.subject(c.subject)}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
       const data = enc.encode(JSON.stringify(req));
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
       const started = Date.now();
@@ -758,6 +951,7 @@ export class Bus {
 
   /** Stops serving and consuming, lets in-flight work finish, then closes the connection. */
   async close(): Promise<void> {
+    clearInterval(this.beatTimer);
     for (const c of this.consumers) c.stop();
     await Promise.allSettled(this.consumers.map((c) => c.done));
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());

@@ -26,6 +26,8 @@ export type Draft = Static<typeof Draft>;
 
 export const drafts = {
   list: rpc('drafts.v1.list', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor }),
     reply: Type.Object({ count: Type.Integer(), drafts: Type.Array(Draft) }),
   }),
@@ -42,5 +44,5 @@ export const drafts = {
     reply: Type.Object({}),
   }),
   /** /register's `drafts`. */
-  registerState: rpc('drafts.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  registerState: rpc('drafts.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
 } as const;

@@ -106,6 +106,16 @@ export const eventsRpc = {
     request: Type.Object({ actor: Actor, queue_id: Type.String() }),
     reply: Type.Object({}),
   }),
+  /**
+   * The users service, after committing a change that takes reading rights away and before
+   * answering: drops the user's queues that may no longer be fed (`all`: a deactivation;
+   * `all_public_streams`: a demotion to guest), ending their parked polls with
+   * BAD_EVENT_QUEUE_ID, so the client registers again under its new rights.
+   */
+  dropUserQueues: rpc('events.v1.drop_user_queues', {
+    request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), scope: Type.Union([Type.Literal('all'), Type.Literal('all_public_streams')]) }),
+    reply: Type.Object({ dropped: Type.Integer() }),
+  }),
 } as const;
 
 /**

@@ -191,6 +191,8 @@ export const messagesRpc = {
    * `client` the client name; `idempotency_key` the Idempotency-Key header.
    */
   send: rpc('messages.v1.send', {
+    // With an Idempotency-Key a send asked again is stored once (the key is checked where it is written).
+    safe: (r) => r.idempotency_key !== undefined,
     request: Type.Object({
       actor: Actor,
       client: Type.String(),
@@ -207,6 +209,8 @@ export const messagesRpc = {
   }),
   /** GET /messages (spec 4.9). `anchor` as sent (integer or string), null when absent. */
   list: rpc('messages.v1.list', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({
       actor: Actor,
       anchor: Type.Union([Type.String(), Type.Integer(), Type.Null()]),
@@ -222,6 +226,8 @@ export const messagesRpc = {
   }),
   /** GET /messages/{message_id}: one message the caller may read. */
   getOne: rpc('messages.v1.get_one', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, message_id: Type.Integer(), apply_markdown: Type.Boolean() }),
     reply: Type.Object({ message: JsonObject, raw_content: Type.String() }),
   }),
@@ -248,11 +254,15 @@ export const messagesRpc = {
    * prev_topic/prev_content/prev_rendered_content and content_html_diff for what changed.
    */
   history: rpc('messages.v1.history', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, message_id: Type.Integer() }),
     reply: Type.Object({ message_history: Type.Array(JsonObject) }),
   }),
   /** GET /messages/matches_narrow (spec 4.7). */
   matchesNarrow: rpc('messages.v1.matches_narrow', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, msg_ids: Type.Array(Type.Integer()), narrow: Narrow }),
     reply: Type.Object({ messages: Type.Record(Type.String(), Type.Object({ match_content: Type.String(), match_subject: Type.String() })) }),
   }),
@@ -286,11 +296,15 @@ export const messagesRpc = {
   deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
   /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
   streamTopics: rpc('messages.v1.stream_topics', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
     reply: Type.Object({ topics: Type.Array(Type.Object({ name: Type.String(), max_id: Type.Integer() })) }),
   }),
   /** POST /messages/render: the HTML `content` would have if sent now by the actor. */
   render: rpc('messages.v1.render', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, content: Type.String() }),
     reply: Type.Object({ rendered: Type.String() }),
   }),
@@ -298,9 +312,11 @@ export const messagesRpc = {
    * /register's message state: `max_message_id` (fetch `message`), `unread_msgs` (`message`
    * and `update_message_flags`), `starred_messages`, `recent_private_conversations`.
    */
-  registerState: rpc('messages.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  registerState: rpc('messages.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
   /** The newest message id the user received (-1 if none), for GET /users/me's `max_message_id`. */
   maxMessageId: rpc('messages.v1.max_message_id', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer() }),
     reply: Type.Object({ max_message_id: Type.Integer() }),
   }),
@@ -325,6 +341,8 @@ export const messagesRpc = {
    * the uploads service's rule for who may download a file linked from messages.
    */
   canReadAny: rpc('messages.v1.can_read_any', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, message_ids: Type.Array(Type.Integer(), { maxItems: 10_000 }) }),
     reply: Type.Object({ readable: Type.Boolean() }),
   }),

@@ -165,6 +165,8 @@ export const subscriptionsRpc = {
    * by other services when their read model does not know the stream or subscription yet.
    */
   streamAccess: rpc('subscriptions.v1.stream_access', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), stream: StreamRef }),
     reply: Type.Object({
       stream: Type.Union([StreamRecord, Type.Null()]),
@@ -172,7 +174,7 @@ export const subscriptionsRpc = {
       subscriber_ids: Type.Array(Type.Integer()),
     }),
   }),
-  registerState: rpc('subscriptions.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  registerState: rpc('subscriptions.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
   subscribe: rpc('subscriptions.v1.subscribe', { request: SubscribeRequest, reply: SubscribeReply }),
   /** DELETE /users/me/subscriptions: `subscriptions` are stream names. */
   unsubscribe: rpc('subscriptions.v1.unsubscribe', {
@@ -181,6 +183,8 @@ export const subscriptionsRpc = {
   }),
   /** GET /users/me/subscriptions (spec 4.22). */
   listSubscriptions: rpc('subscriptions.v1.list_subscriptions', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, include_subscribers: Type.Boolean() }),
     reply: Type.Object({ subscriptions: Type.Array(JsonObject) }),
   }),
@@ -205,21 +209,29 @@ export const subscriptionsRpc = {
   }),
   /** GET /streams (spec 4.13). */
   listStreams: rpc('subscriptions.v1.list_streams', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, ...IncludeFlags }),
     reply: Type.Object({ streams: Type.Array(JsonObject) }),
   }),
   /** GET /streams/{stream_id}. */
   getStream: rpc('subscriptions.v1.get_stream', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
     reply: Type.Object({ stream: JsonObject }),
   }),
   /** GET /streams/{stream_id}/members: the subscribers' ids, for those who may see the stream. */
   streamMembers: rpc('subscriptions.v1.stream_members', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
     reply: Type.Object({ subscribers: Type.Array(Type.Integer()) }),
   }),
   /** GET /users/{user_id}/subscriptions/{stream_id}. */
   subscriptionStatus: rpc('subscriptions.v1.subscription_status', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, user_id: Type.Integer(), stream_id: Type.Integer() }),
     reply: Type.Object({ is_subscribed: Type.Boolean() }),
   }),
@@ -232,6 +244,8 @@ export const subscriptionsRpc = {
   }),
   /** GET /get_stream_id?stream=NAME. */
   getStreamId: rpc('subscriptions.v1.get_stream_id', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, stream: Type.String() }),
     reply: Type.Object({ stream_id: Type.Integer() }),
   }),

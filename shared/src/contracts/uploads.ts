@@ -66,6 +66,8 @@ export const uploads = {
    * read a message linking the file; never another realm); 404 when missing or deleted.
    */
   openFile: rpc('uploads.v1.open_file', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, realm_id: Type.Integer(), path_id: Type.String() }),
     reply: StreamTarget,
   }),
@@ -76,11 +78,15 @@ export const uploads = {
   }),
   /** GET /user_uploads/temporary/{token}/{filename}, unauthenticated: the token is the permission. */
   openTemporary: rpc('uploads.v1.open_temporary', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ token: Type.String(), filename: Type.String() }),
     reply: StreamTarget,
   }),
   /** GET /attachments: the caller's own uploads, newest first, and the realm's space used in bytes. */
   listAttachments: rpc('uploads.v1.list_attachments', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor }),
     reply: Type.Object({ attachments: Type.Array(Attachment), upload_space_used: Type.Integer() }),
   }),
@@ -111,6 +117,8 @@ export const uploads = {
   }),
   /** GET /realm/emoji: every custom emoji of the actor's realm, deactivated ones included, by id. */
   listEmoji: rpc('uploads.v1.list_emoji', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor }),
     reply: Type.Object({ emoji: Type.Record(Type.String(), RealmEmoji) }),
   }),
@@ -120,6 +128,8 @@ export const uploads = {
    * one of these names or ids.
    */
   findEmoji: rpc('uploads.v1.find_emoji', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({
       realm_id: Type.Integer(),
       names: Type.Array(Type.String(), { maxItems: 100 }),
@@ -129,11 +139,13 @@ export const uploads = {
   }),
   /** GET /user_avatars/{realm_id}/emoji/images/{file}: emoji images are public, as Zulip serves them. */
   openEmojiImage: rpc('uploads.v1.open_emoji_image', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer(), file: Type.String() }),
     reply: StreamTarget,
   }),
   /** /register's `realm_emoji`, read in one snapshot. */
-  registerState: rpc('uploads.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  registerState: rpc('uploads.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
 } as const;
 
 /** A realm emoji was added or deactivated (the whole emoji; an id's name and image never change). */

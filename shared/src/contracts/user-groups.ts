@@ -36,7 +36,7 @@ const GroupRef = { actor: Actor, group_id: Type.Integer() };
 const AddDelete = { add: Type.Array(Type.Integer()), delete: Type.Array(Type.Integer()) };
 
 export const userGroups = {
-  list: rpc('users.v1.list_user_groups', { request: Type.Object({ actor: Actor }), reply: Type.Object({ user_groups: Type.Array(ApiUserGroup) }) }),
+  list: rpc('users.v1.list_user_groups', { safe: true, request: Type.Object({ actor: Actor }), reply: Type.Object({ user_groups: Type.Array(ApiUserGroup) }) }),
   create: rpc('users.v1.create_user_group', {
     request: Type.Object({ actor: Actor, name: Type.String(), description: Type.String(), members: Type.Array(Type.Integer()), subgroups: Type.Array(Type.Integer()) }),
     reply: Type.Object({ group_id: Type.Integer() }),
@@ -61,7 +61,7 @@ export const userGroups = {
     reply: Type.Object({ subgroups: Type.Array(Type.Integer()) }),
   }),
   /** Every group of a realm, for a service loading its directory copy. */
-  realmGroups: rpc('users.v1.realm_user_groups', { request: Type.Object({ realm_id: Type.Integer() }), reply: Type.Object({ groups: Type.Array(UserGroupRecord) }) }),
+  realmGroups: rpc('users.v1.realm_user_groups', { safe: true, request: Type.Object({ realm_id: Type.Integer() }), reply: Type.Object({ groups: Type.Array(UserGroupRecord) }) }),
 } as const;
 
 export const userGroupEvents = {

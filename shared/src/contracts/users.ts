@@ -201,6 +201,8 @@ export const users = {
    * any later revocation.
    */
   authenticate: rpc('users.v1.authenticate', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_subdomain: Type.String(), email: Type.String(), api_key: Type.String() }),
     reply: Type.Object({
       actor: Actor,
@@ -209,6 +211,8 @@ export const users = {
     }),
   }),
   serverSettings: rpc('users.v1.server_settings', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_subdomain: Type.String(), client_name: Type.String() }),
     reply: JsonObject,
   }),
@@ -217,10 +221,14 @@ export const users = {
     reply: Type.Object({ api_key: Type.String(), email: Type.String(), user_id: Type.Integer() }),
   }),
   list: rpc('users.v1.list', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, ...ViewOptions }),
     reply: Type.Object({ members: Type.Array(JsonObject) }),
   }),
   get: rpc('users.v1.get', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({
       actor: Actor,
       user_id: Type.Optional(Type.Integer()),
@@ -230,6 +238,8 @@ export const users = {
     reply: Type.Object({ user: JsonObject }),
   }),
   me: rpc('users.v1.me', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor }),
     reply: JsonObject,
   }),
@@ -239,16 +249,20 @@ export const users = {
   }),
   /** Users of the actor's realm by ids and/or emails, for other services resolving recipients. */
   resolve: rpc('users.v1.resolve', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer(), user_ids: Type.Array(Type.Integer()), emails: Type.Array(Type.String()) }),
     reply: Type.Object({ users: Type.Array(UserRecord), missing_ids: Type.Array(Type.Integer()), missing_emails: Type.Array(Type.String()) }),
   }),
   /** Every user and the realm, for a service rebuilding its read model. */
   realmSnapshot: rpc('users.v1.realm_snapshot', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer() }),
     reply: Type.Object({ realm: RealmRecord, users: Type.Array(UserRecord) }),
   }),
   /** The parts of /register's initial state the users service owns. */
-  registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply }),
+  registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
   /** Deactivates a user (DELETE /users/{id}, or oneself with DELETE /users/me). */
   deactivate: rpc('users.v1.deactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
   /** A new API key for the caller; the old one stops working at once. */
@@ -269,6 +283,8 @@ export const users = {
   }),
   /** The settings of some users of a realm, for services acting on them (typing, presence, drafts). */
   userSettings: rpc('users.v1.user_settings', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer(), user_ids: Type.Array(Type.Integer()) }),
     reply: Type.Object({ users: Type.Array(Type.Object({ user_id: Type.Integer(), settings: UserSettings, drafts_cleared_at: DraftsClearedAt })) }),
   }),
@@ -292,6 +308,8 @@ export const users = {
   reactivate: rpc('users.v1.reactivate', { request: Type.Object({ actor: Actor, user_id: Type.Integer() }), reply: Type.Object({}) }),
   /** GET /realm/profile_fields: the realm's custom profile fields in display order. */
   listProfileFields: rpc('users.v1.list_profile_fields', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor }),
     reply: Type.Object({ custom_fields: Type.Array(JsonObject) }),
   }),
@@ -339,6 +357,8 @@ export const users = {
   }),
   /** GET /bot_storage: the caller's entries, all or those named by `keys`. */
   getBotStorage: rpc('users.v1.get_bot_storage', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, keys: Type.Optional(Type.Array(Type.String())) }),
     reply: Type.Object({ storage: Type.Record(Type.String(), Type.String()) }),
   }),
@@ -363,6 +383,8 @@ export const users = {
     reply: Type.Object({}),
   }),
   listLinkifiers: rpc('users.v1.list_linkifiers', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ realm_id: Type.Integer() }),
     /** `filters` is the same list in the legacy `[pattern, url_format, id]` shape. */
     reply: Type.Object({ linkifiers: Type.Array(Linkifier), filters: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Integer()])) }),
@@ -377,7 +399,7 @@ export const users = {
     request: Type.Object({ actor: Actor, ordered_linkifier_ids: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
-  listAlertWords: rpc('users.v1.list_alert_words', { request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),
+  listAlertWords: rpc('users.v1.list_alert_words', { safe: true, request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),
   addAlertWords: rpc('users.v1.add_alert_words', {
     request: Type.Object({ actor: Actor, alert_words: Type.Array(Type.String()) }),
     reply: Type.Object({ alert_words: Type.Array(Type.String()) }),
@@ -399,9 +421,11 @@ export const users = {
    * `last_update_id` is given, else the legacy one by email), `server_timestamp`,
    * `presence_last_update_id`. GET /realm/presence and /register's `presence` type.
    */
-  realmPresence: rpc('users.v1.realm_presence', { request: Type.Object({ actor: Actor, ...PresenceFetch }), reply: JsonObject }),
+  realmPresence: rpc('users.v1.realm_presence', { safe: true, request: Type.Object({ actor: Actor, ...PresenceFetch }), reply: JsonObject }),
   /** GET /users/{user_id_or_email}/presence: one user's presence in the legacy format. */
   userPresence: rpc('users.v1.user_presence', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
     request: Type.Object({ actor: Actor, user_id: Type.Optional(Type.Integer()), email: Type.Optional(Type.String()) }),
     reply: Type.Object({ presence: JsonObject }),
   }),

@@ -97,6 +97,174 @@ async function historyIds(s: Script, who: Account, narrow: unknown[]): Promise<n
   return (r.body.messages as Json[]).map((m) => m.id as number);
 }
 
+type When = 'before' | 'after';
+
+/**
+ * One kind of change for the register-then-change scenario: what it needs first, how to make
+ * it (once before /register, once after), and which event is that change's.
+ * `before: false` for ephemeral events (typing) that no snapshot holds.
+ */
+interface RegisterChange {
+  type: string;
+  before?: false;
+  setup?: (s: Script) => Promise<Json>;
+  make: (s: Script, ctx: Json, when: When) => Promise<void>;
+  is: (e: Json, ctx: Json, when: When, s: Script) => boolean;
+}
+
+const tagOf = (s: Script, when: When) => `${when}${s.unique.replace(/[^A-Za-z0-9]/g, '')}`;
+
+/** Two messages from the other member to the member, one per `When`. */
+async function twoDirectMessages(s: Script): Promise<Json> {
+  const ids: number[] = [];
+  for (const n of [0, 1]) ids.push((await s.call(other(s), 'POST', '/messages', { type: 'private', to: [member(s).user_id], content: `setup ${n} ${s.unique}` })).body.id as number);
+  return { before: ids[0], after: ids[1] };
+}
+
+/** For events carrying a whole list: the list after the `when` change (the before one lacks the after item). */
+function listHolds(list: string[], beforeItem: string, afterItem: string, when: When): boolean {
+  return when === 'after' ? list.includes(afterItem) : list.includes(beforeItem) && !list.includes(afterItem);
+}
+
+const REGISTER_CHANGES: Record<string, RegisterChange> = {
+  message: {
+    type: 'message',
+    make: async (s, _c, when) => void (await s.call(other(s), 'POST', '/messages', { type: 'private', to: [member(s).user_id], content: `ping ${tagOf(s, when)}` })),
+    is: (e, _c, when, s) => String((e.message as Json | undefined)?.content ?? '').includes(tagOf(s, when)),
+  },
+  reaction: {
+    type: 'reaction',
+    setup: twoDirectMessages,
+    make: async (s, c, when) => void (await s.call(member(s), 'POST', `/messages/${c[when] as number}/reactions`, { emoji_name: 'tada' })),
+    is: (e, c, when) => e.op === 'add' && e.message_id === c[when],
+  },
+  update_message: {
+    type: 'update_message',
+    setup: twoDirectMessages,
+    make: async (s, c, when) => void (await s.call(other(s), 'PATCH', `/messages/${c[when] as number}`, { content: `edited ${tagOf(s, when)}` })),
+    is: (e, c, when) => e.message_id === c[when],
+  },
+  update_message_flags: {
+    type: 'update_message_flags',
+    setup: twoDirectMessages,
+    make: async (s, c, when) => void (await s.call(member(s), 'POST', '/messages/flags', { messages: [c[when] as number], op: 'add', flag: 'starred' })),
+    is: (e, c, when) => e.flag === 'starred' && ((e.messages as number[] | undefined) ?? []).includes(c[when] as number),
+  },
+  delete_message: {
+    type: 'delete_message',
+    async setup(s) {
+      const to = await commonStream(s);
+      const ids: number[] = [];
+      for (const n of [0, 1]) ids.push((await s.call(other(s), 'POST', '/messages', { type: 'stream', to, topic: 'doomed', content: `doomed ${n}` })).body.id as number);
+      return { before: ids[0], after: ids[1] };
+    },
+    make: async (s, c, when) => void (await s.call(s.sys.people.desdemona, 'DELETE', `/messages/${c[when] as number}`)),
+    is: (e, c, when) => ((e.message_ids as number[] | undefined) ?? [e.message_id]).includes(c[when] as number),
+  },
+  stream: {
+    type: 'stream',
+    setup: async (s) => ({ id: await streamId(s, member(s), await commonStream(s)) }),
+    make: async (s, c, when) => void (await s.call(s.sys.people.desdemona, 'PATCH', `/streams/${c.id as number}`, { description: `about ${tagOf(s, when)}` })),
+    is: (e, c, when, s) => e.op === 'update' && e.stream_id === c.id && e.property === 'description' && String(e.value).includes(tagOf(s, when)),
+  },
+  user_group: {
+    type: 'user_group',
+    make: async (s, _c, when) =>
+      void (await s.call(s.sys.people.desdemona, 'POST', '/user_groups/create', { name: `g ${tagOf(s, when)}`, description: '', members: JSON.stringify([member(s).user_id]) })),
+    is: (e, _c, when, s) => e.op === 'add' && (e.group as Json | undefined)?.name === `g ${tagOf(s, when)}`,
+  },
+  user_status: {
+    type: 'user_status',
+    make: async (s, _c, when) => void (await s.call(other(s), 'POST', '/users/me/status', { status_text: `busy ${tagOf(s, when)}` })),
+    is: (e, _c, when, s) => e.status_text === `busy ${tagOf(s, when)}`,
+  },
+  attachment: {
+    type: 'attachment',
+    async make(s, _c, when) {
+      const client = s.as(member(s));
+      const { body, contentType } = multipart([{ filename: `${tagOf(s, when)}.txt`, contentType: 'text/plain', data: Buffer.from(when) }]);
+      const res = await request(`${client.baseUrl}/api/v1/user_uploads`, { method: 'POST', headers: client.headers({ 'content-type': contentType }), body });
+      const text = await res.body.text();
+      s.transcript.push(`${member(s).full_name}: POST /user_uploads -> ${res.statusCode} ${text.slice(0, 300)}`);
+      if (res.statusCode !== 200) s.fail(`POST /user_uploads answered ${res.statusCode}`);
+    },
+    is: (e, _c, when, s) => e.op === 'add' && (e.attachment as Json | undefined)?.name === `${tagOf(s, when)}.txt`,
+  },
+  typing: {
+    type: 'typing',
+    before: false,
+    make: async (s) => void (await s.call(other(s), 'POST', '/typing', { op: 'start', to: JSON.stringify([member(s).user_id]) })),
+    is: (e, _c, when) => when === 'after' && e.op === 'start',
+  },
+  user_topic: {
+    type: 'user_topic',
+    setup: async (s) => ({ id: await streamId(s, member(s), await commonStream(s)) }),
+    make: async (s, c, when) =>
+      void (await s.call(member(s), 'PATCH', '/users/me/subscriptions/muted_topics', { stream_id: c.id as number, topic: `t ${tagOf(s, when)}`, op: 'add' })),
+    is: (e, _c, when, s) => e.topic_name === `t ${tagOf(s, when)}`,
+  },
+  drafts: {
+    type: 'drafts',
+    make: async (s, _c, when) =>
+      void (await s.call(member(s), 'POST', '/drafts', {
+        drafts: JSON.stringify([{ type: 'private', to: [other(s).user_id], topic: '', content: `d ${tagOf(s, when)}`, timestamp: Math.floor(Date.now() / 1000) }]),
+      })),
+    is: (e, _c, when, s) => e.op === 'add' && ((e.drafts as Json[] | undefined) ?? []).some((d) => d.content === `d ${tagOf(s, when)}`),
+  },
+  realm: {
+    type: 'realm',
+    make: async (s, _c, when) => void (await s.call(s.sys.people.desdemona, 'PATCH', '/realm', { description: `r ${tagOf(s, when)}` })),
+    is: (e, _c, when, s) => ((e.data as Json | undefined)?.description ?? e.value) === `r ${tagOf(s, when)}`,
+  },
+  realm_emoji: {
+    type: 'realm_emoji',
+    make: async (s, _c, when) => uploadEmoji(s, s.sys.people.desdemona, `re_${tagOf(s, when).toLowerCase()}`),
+    // The event carries the whole set: the change made before is the set without the later emoji.
+    is: (e, _c, when, s) =>
+      listHolds(
+        Object.values((e.realm_emoji as Record<string, Json> | undefined) ?? {}).map((x) => String(x.name)),
+        `re_${tagOf(s, 'before').toLowerCase()}`,
+        `re_${tagOf(s, 'after').toLowerCase()}`,
+        when,
+      ),
+  },
+  user_settings: {
+    type: 'user_settings',
+    // From a third value, so both changes change something whatever an earlier run left.
+    setup: async (s) => (await s.call(member(s), 'PATCH', '/settings', { emojiset: 'text' }), {}),
+    make: async (s, _c, when) => void (await s.call(member(s), 'PATCH', '/settings', { emojiset: when === 'before' ? 'google' : 'twitter' })),
+    is: (e, _c, when) => e.property === 'emojiset' && e.value === (when === 'before' ? 'google' : 'twitter'),
+  },
+  realm_user: {
+    type: 'realm_user',
+    async setup(s) {
+      const email = `ru-${s.unique}@zulip.test`;
+      const created = await s.call(s.sys.people.iago, 'POST', '/users', { email, password: `pw-${s.unique}-long-enough`, full_name: `Ru ${s.unique}` });
+      return { id: created.body.user_id as number };
+    },
+    make: async (s, c, when) => void (await s.call(s.sys.people.iago, 'PATCH', `/users/${c.id as number}`, { full_name: `N ${tagOf(s, when)}` })),
+    is: (e, c, when, s) => e.op === 'update' && (e.person as Json | undefined)?.user_id === c.id && (e.person as Json).full_name === `N ${tagOf(s, when)}`,
+  },
+  subscription: {
+    type: 'subscription',
+    make: async (s, _c, when) => void (await s.call(member(s), 'POST', '/users/me/subscriptions', { subscriptions: [{ name: `Queue ${tagOf(s, when)}` }] })),
+    is: (e, _c, when, s) => e.op === 'add' && ((e.subscriptions as Json[] | undefined) ?? []).some((x) => x.name === `Queue ${tagOf(s, when)}`),
+  },
+  alert_words: {
+    type: 'alert_words',
+    make: async (s, _c, when) => void (await s.call(member(s), 'POST', '/users/me/alert_words', { alert_words: [`q${tagOf(s, when)}`] })),
+    // The event carries the whole list: the change made before is the list without the later word.
+    is: (e, _c, when, s) => listHolds((e.alert_words as string[] | undefined) ?? [], `q${tagOf(s, 'before')}`, `q${tagOf(s, 'after')}`, when),
+  },
+  realm_linkifiers: {
+    type: 'realm_linkifiers',
+    make: async (s, _c, when) =>
+      void (await s.call(s.sys.people.desdemona, 'POST', '/realm/filters', { pattern: `RQ${tagOf(s, when)}(?P<n>[0-9]+)`, url_template: 'https://q.example/{n}' })),
+    is: (e, _c, when, s) =>
+      listHolds(((e.realm_linkifiers as Json[] | undefined) ?? []).map((l) => String(l.pattern).split('(')[0] as string), `RQ${tagOf(s, 'before')}`, `RQ${tagOf(s, 'after')}`, when),
+  },
+};
+
 /** Builds the scenarios; each draws the choices that vary between runs from fast-check. */
 export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
   const createThenSend = fc.record({ byId: fc.boolean(), inviteOnly: fc.boolean(), shout: fc.boolean() }).map(
@@ -280,25 +448,26 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     },
   });
 
-  const registerThenChange = fc.constantFrom('message', 'subscription', 'alert_words', 'realm_linkifiers').map(
-    (kind): Scenario => ({
-      name: `register, then at once a ${kind} change, delivered to the new queue`,
+  const registerThenChange = fc.record({ kind: fc.constantFrom(...Object.keys(REGISTER_CHANGES)), alsoBefore: fc.boolean() }).map(
+    ({ kind, alsoBefore }): Scenario => ({
+      name: `register, then at once a ${kind} change, delivered to the new queue${alsoBefore ? ' (and the same change made just before /register is not)' : ''}`,
       async run(s) {
+        const change = REGISTER_CHANGES[kind] as RegisterChange;
         const me = member(s);
-        const { poller } = await QueuePoller.register(s.as(me), { event_types: [kind] });
-        s.transcript.push(`registered queue ${poller.queueId} for ${kind}`);
-        if (kind === 'message') await s.call(other(s), 'POST', '/messages', { type: 'private', to: [me.user_id], content: `ping ${s.unique}` });
-        if (kind === 'subscription') await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name: `Queue ${s.unique}` }] });
-        if (kind === 'alert_words') await s.call(me, 'POST', '/users/me/alert_words', { alert_words: [`q${s.unique}`] });
-        if (kind === 'realm_linkifiers') {
-          const tag = `RQ${s.unique.replace(/[^A-Za-z0-9]/g, '')}`;
-          await s.call(s.sys.people.desdemona, 'POST', '/realm/filters', { pattern: `${tag}(?P<n>[0-9]+)`, url_template: 'https://q.example/{n}' });
-        }
-        const got = await poller.collect(1, 10_000);
-        s.transcript.push(`queue got ${JSON.stringify(got).slice(0, 300)}`);
+        const ctx = change.setup ? await change.setup(s) : {};
+        const before = alsoBefore && change.before !== false;
+        if (before) await change.make(s, ctx, 'before');
+        const { poller } = await QueuePoller.register(s.as(me), { event_types: [change.type], client_capabilities: { user_settings_object: true, bulk_message_deletion: true } });
+        s.transcript.push(`registered queue ${poller.queueId} for ${change.type}`);
+        await change.make(s, ctx, 'after');
+        const got: Json[] = [];
+        const deadline = Date.now() + 10_000;
+        while (!got.some((e) => change.is(e, ctx, 'after', s)) && Date.now() < deadline) got.push(...(await poller.collect(1, deadline - Date.now())));
+        s.transcript.push(`queue got ${JSON.stringify(got).slice(0, 600)}`);
         // A user may hold 100 queues at most: give this one back, as a client closing does.
         await s.call(me, 'DELETE', '/events', { queue_id: poller.queueId });
-        s.check(got.some((e) => e.type === kind), `the ${kind} event reached the queue registered just before`);
+        s.check(got.some((e) => change.is(e, ctx, 'after', s)), `the ${change.type} event of the change made after /register reached the queue`);
+        if (before) s.check(!got.some((e) => change.is(e, ctx, 'before', s)), `the ${change.type} event of the change answered before /register did not`);
       },
     }),
   );
@@ -336,5 +505,8 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  return fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  const all = fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  // ZC_SEQUENCE_ONLY=<part of a scenario's name> runs only those (to replay or to work on one).
+  const only = process.env.ZC_SEQUENCE_ONLY;
+  return only ? all.filter((sc) => sc.name.includes(only)) : all;
 }

@@ -9,7 +9,7 @@
  * `events: []`: nothing is lost, since only the client's next last_event_id acknowledges).
  */
 import { randomUUID } from 'node:crypto';
-import { EVENTS_ALIVE_EVERY_MS, eventsAlive, eventsBroadcast, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import { EVENTS_ALIVE_EVERY_MS, eventsAlive, eventsBroadcast, isGuest, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
 import type { PollResult, QueueStore } from '../store/queue-store.js';
@@ -39,6 +39,8 @@ const noEvents = (queueId: string): GetEventsReply => ({ events_json: '[]', queu
 interface Parked {
   queueId: string;
   userId: number;
+  /** The poller's role when it parked (the gateway re-checks it on every request). */
+  guest: boolean;
   lastEventId: number;
   /** Set once Redis has counted this poll; 0 until then. */
   generation: number;
@@ -110,7 +112,7 @@ export class PollHub {
   /** `deadline`: when the caller stops waiting; a parked poll's heartbeat comes before it. */
   async getEvents(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
     if (r.dont_block || this.stopping) {
-      const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack' }));
+      const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack', guest: isGuest(r.actor) }));
       return events.length > 0 || r.dont_block ? { events_json: eventsJson(events) } : noEvents(r.queue_id);
     }
     return this.park(r, deadline);
@@ -157,6 +159,7 @@ export class PollHub {
       const p: Parked = {
         queueId: r.queue_id,
         userId: r.actor.user_id,
+        guest: isGuest(r.actor),
         lastEventId: r.last_event_id,
         generation: 0,
         reading: false,
@@ -174,6 +177,7 @@ export class PollHub {
           nowMs: Date.now(),
           parkTtlExtraMs: PARK_TTL_SLACK_MS,
           replica: this.replicaId,
+          guest: p.guest,
         });
         await this.assertCurrentEpoch(p.queueId, res);
         if (res.status !== 'parked') {
@@ -216,7 +220,7 @@ export class PollHub {
       try {
         do {
           p.wokenWhileReading = false;
-          const res = await this.poll(p.queueId, p.userId, p.lastEventId, { mode: 'wake', nowMs: Date.now(), generation: p.generation });
+          const res = await this.poll(p.queueId, p.userId, p.lastEventId, { mode: 'wake', nowMs: Date.now(), generation: p.generation, guest: p.guest });
           await this.assertCurrentEpoch(p.queueId, res);
           const events = this.eventsOf(p.queueId, res);
           if (events.length > 0) {

@@ -2,6 +2,7 @@
 import type { Bus } from '@zc/shared/bus';
 import { eventsRpc } from '@zc/shared/contracts';
 import { doDeleteQueue } from '../actions/delete-queue.js';
+import { doDropUserQueues } from '../actions/drop-user-queues.js';
 import { doRegister } from '../actions/register.js';
 import type { EventsDeps } from '../deps.js';
 import type { PollHub } from '../delivery/poll-hub.js';
@@ -13,4 +14,5 @@ export function registerEventHandlers(bus: Bus, deps: EventsDeps, hub: PollHub):
     await doDeleteQueue(deps, hub, r.actor, r.queue_id);
     return {};
   });
+  bus.serve(eventsRpc.dropUserQueues, async (r) => ({ dropped: await doDropUserQueues(deps, hub, r) }));
 }

@@ -229,12 +229,15 @@ export class QueueStore {
     return r === -2 ? undefined : r;
   }
 
-  /** See POLL. `park` options are needed for mode 'park', `generation` for 'wake'. */
+  /**
+   * See POLL. `park` options are needed for mode 'park', `generation` for 'wake'; `guest`:
+   * the poller's current role is guest, so an all_public_streams queue of theirs is dropped.
+   */
   async poll(
     queueId: string,
     userId: number,
     lastEventId: number,
-    o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number },
+    o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number; guest?: boolean },
   ): Promise<PollResult> {
     const r = (await this.batched(
       'zcEvqPoll',
@@ -247,6 +250,7 @@ export class QueueStore {
       o.parkTtlExtraMs ?? 0,
       o.replica ?? '',
       o.generation ?? 0,
+      o.guest === true ? 1 : 0,
     )) as string[];
     const status = r[0];
     if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };

@@ -119,7 +119,8 @@ return acked
 
 /**
  * GET /events in one round trip. ARGV: user id, last_event_id, max events, mode, now (ms),
- * extra ttl ms for a park, this replica's id, the parked poll's generation (mode 'wake').
+ * extra ttl ms for a park, this replica's id, the parked poll's generation (mode 'wake'),
+ * '1' if the poller is now a guest (their all_public_streams queue is removed: 'gone').
  * Modes:
  * - 'ack': acknowledge last_event_id (Zulip's pruning rules), return the events after it;
  * - 'park': the same, and if there are none, park: restart the idle clock, keep the queue
@@ -133,6 +134,12 @@ export const POLL = `${PRELUDE}
 local st = state()
 if st ~= 'ok' then return {st} end
 if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end
+-- A guest (ARGV[9] = '1') may not read every public stream: a queue registered for them
+-- before a demotion is removed at its owner's next poll, whatever it holds.
+if ARGV[9] == '1' and redis.call('HGET', meta, 'all_public_streams') == '1' then
+  redis.call('DEL', meta, stream)
+  return {'gone'}
+end
 local last, mode = tonumber(ARGV[2]), ARGV[4]
 local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
 if mode ~= 'wake' then

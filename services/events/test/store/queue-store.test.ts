@@ -79,6 +79,20 @@ t.test('queue store', async (t) => {
     t.equal(await append(q, [ev(4, '')], 2), -1);
   });
 
+  t.test("a guest's poll removes their all_public_streams queue, whatever it holds", async (t) => {
+    const everything = await newQueue({ allPublicStreams: true });
+    const own = await newQueue();
+    for (const q of [everything, own]) {
+      await store.finishRegister(q, {});
+      t.equal(await append(q, [ev(1, '')]), 1);
+    }
+    t.match(await store.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'a member reads it');
+    t.same(await store.poll(everything, 10, -1, { mode: 'wake', max: 10, guest: true }), { status: 'gone' }, 'not once a guest');
+    t.equal(await redis.exists(store.metaKey(everything), store.streamKey(everything)), 0, 'and it is deleted');
+    t.same(await store.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'gone' });
+    t.match(await store.poll(own, 10, -1, { mode: 'park', max: 10, guest: true }), { status: 'ok', events: [{ id: 0 }] }, "a guest's ordinary queue stays");
+  });
+
   t.test('a half-lost queue is dead and is never recreated by a write', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});

@@ -14,7 +14,7 @@ import { toUserRecord } from '../lib/user-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 import { botAdministrators } from './people-admin.js';
-import { revokeCredentialsOf } from './credential-revocation.js';
+import { dropEventQueuesOf, revokeCredentialsOf } from './credential-revocation.js';
 
 const noSuchUser = () => badRequest('No such user');
 
@@ -49,6 +49,7 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
     return true;
   });
   if (deactivated) await revokeCredentialsOf(deps, { userIds: [userId] });
+  if (deactivated) await dropEventQueuesOf(deps, realmId, userId, 'all');
   // Zulip lists only active users' presence; the presence store keeps no user list of its own.
   if (deactivated) await deps.presence?.forgetUser(realmId, userId);
   return deactivated;

@@ -5,7 +5,7 @@
  * (permissions, and the gateway drops its cached credentials of the user at once) and the
  * client events Zulip sends for it.
  */
-import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
+import { Role, eventsInbox, isAdmin, isGuest, usersEvents, type Actor } from '@zc/shared/contracts';
 import { transaction, type Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -16,7 +16,7 @@ import { checkFullName } from '../lib/full-name.js';
 import { toApiBot, toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
-import { revokeCredentialsOf } from './credential-revocation.js';
+import { dropEventQueuesOf, revokeCredentialsOf } from './credential-revocation.js';
 import { notifyRealmUserAdd } from './users.js';
 import { applyProfileData, checkProfileData, type ProfileDataEntry } from './profile-data.js';
 
@@ -86,6 +86,7 @@ export interface UserChanges {
  * Everything is checked before anything is written.
  */
 export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: number, changes: UserChanges): Promise<void> {
+  let demotedToGuest = false;
   const changedActor = await transaction(deps.pool, async (tx) => {
     const target = await accessUserForAdmin(tx, actor, userId);
     const realm = await requireRealm(tx, actor.realm_id);
@@ -105,6 +106,7 @@ export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: num
     let updated = target;
     if (role !== undefined) {
       await userStore.setRole(tx, target.id, role);
+      demotedToGuest = isGuest({ role }) && !isGuest(target);
       updated = { ...updated, role };
       await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } });
       await notifySystemGroupMoves(tx, realm, target, updated);
@@ -127,6 +129,8 @@ export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: num
   });
   // The gateway's cached actor carries the role and name: every replica re-checks it before we answer.
   if (changedActor) await revokeCredentialsOf(deps, { userIds: [userId] });
+  // A guest reads only their streams: queues fed every public stream's events must go.
+  if (demotedToGuest) await dropEventQueuesOf(deps, actor.realm_id, userId, 'all_public_streams');
 }
 
 /**
