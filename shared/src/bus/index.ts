@@ -17,6 +17,7 @@ import type { Logger } from '../logging/index.js';
 import { Gauge, type Registry } from 'prom-client';
 import { busMetrics, sharedRead, type BusMetrics, type EventOutcome } from '../metrics/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
+import { coalesceWrites } from './coalesce.js';
 import {
   eventStreamName,
   type BroadcastContract,
@@ -342,6 +343,7 @@ export class Bus {
       // A failed request is still logged with its subject and cause.
       noAsyncTraces: true,
     });
+    if (!coalesceWrites(nc)) opts.log.warn('NATS client internals not as expected: writes are not coalesced');
     const bus = new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000, opts.name);
     void bus.followStatus();
     bus.hearBeats();
