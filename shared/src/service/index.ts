@@ -77,7 +77,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
 
   let shuttingDown = false;
   let ready = false;
-  const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}` });
+  const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}`, statementTimeoutMs: config.statementTimeoutMs });
   if (def.migrationsDir) {
     const applied = await runMigrations(pool, def.name, def.migrationsDir, def.migrationLibraries);
     if (applied.length) log.info({ applied }, 'migrations applied');

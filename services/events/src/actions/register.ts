@@ -120,7 +120,10 @@ export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<
     allPublicStreams: r.all_public_streams,
     capabilities,
   };
-  if (!(await deps.store.create({ ...settings, queueId, lifespanMs, epoch }, Date.now()))) {
+  // A queue asked to live for days gets that life from its first poll on: until then it lives
+  // the default lifespan, so queues registered and never polled are collected soon.
+  const firstPollWithinMs = deps.config.defaultLifespanSecs * 1000;
+  if (!(await deps.store.create({ ...settings, queueId, lifespanMs, firstPollWithinMs, epoch }, Date.now()))) {
     throw new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500);
   }
 
