@@ -15,6 +15,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AppError, asOutage, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
+import { coalesceWrites } from './coalesce.js';
 import {
   eventStreamName,
   type BroadcastContract,
@@ -336,6 +337,7 @@ export class Bus {
       // A failed request is still logged with its subject and cause.
       noAsyncTraces: true,
     });
+    if (!coalesceWrites(nc)) opts.log.warn('NATS client internals not as expected: writes are not coalesced');
     const bus = new Bus(nc, opts.prefix, opts.log, opts.defaultTimeoutMs ?? 10_000, opts.name);
     void bus.followStatus();
     bus.hearBeats();
