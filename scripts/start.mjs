@@ -15,6 +15,10 @@ import { ensureDatabase, ensureSecretKey, ROOT } from './lib.mjs';
 // New services go last, so the admin ports of the others (README) stay where they were.
 const SERVICES = ['users', 'subscriptions', 'messages', 'drafts', 'events', 'gateway', 'uploads'];
 const DEV_REALM_FILE = path.join(ROOT, '.dev-realm.json');
+// With an OTLP endpoint every service starts with the telemetry preload (shared/instrumentation),
+// so that http, pg and ioredis are patched before they load: one trace per request.
+const TRACING = Boolean(process.env.OTEL_SDK_DISABLED !== 'true' && (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT));
+const PRELOAD = path.join(ROOT, 'shared', 'dist', 'instrumentation', 'index.js');
 const ADMIN_PORT_BASE = Number(process.env.ZC_ADMIN_PORT_BASE ?? 9100);
 
 const { values: cli } = parseArgs({ options: { replicas: { type: 'string' } }, strict: true });
@@ -101,7 +105,11 @@ function prefixLines(stream, label, out) {
 
 function spawn(service, index) {
   const label = `${service}-${index}`;
-  cluster.setupPrimary({ exec: path.join(ROOT, 'services', service, 'dist', 'main.js'), silent: true });
+  cluster.setupPrimary({
+    exec: path.join(ROOT, 'services', service, 'dist', 'main.js'),
+    silent: true,
+    execArgv: [...process.execArgv, ...(TRACING ? ['--import', PRELOAD] : [])],
+  });
   const worker = cluster.fork({
     // Human-readable lines at a terminal, JSON when the output goes to a file or a pipe.
     ZC_LOG_FORMAT: process.env.ZC_LOG_FORMAT ?? (process.stdout.isTTY ? 'pretty' : 'json'),

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { headers as natsHeaders } from '@nats-io/nats-core';
-import { Bus, currentDeadline, event, rpc } from '../src/bus/index.js';
+import { Bus, RawJson, currentDeadline, event, rpc } from '../src/bus/index.js';
 import { AppError } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { testEnv } from '../src/testing/index.js';
@@ -17,6 +17,7 @@ const echo = rpc('bustest.v1.echo', {
 });
 const nobody = rpc('bustest.v1.nobody', { request: Type.Object({}), reply: Type.Object({}) });
 const relay = rpc('bustest.v1.relay', { request: Type.Object({}), reply: Type.Object({ deadline: Type.Number(), inner: Type.Number() }) });
+const raw = rpc('bustest.v1.raw', { request: Type.Object({ text: Type.String(), fail: Type.Boolean() }), reply: Type.Object({}) });
 const deadlineOf = rpc('bustest.v1.deadline', { request: Type.Object({}), reply: Type.Object({ deadline: Type.Number() }) });
 
 t.test('bus request/reply limits', async (t) => {
@@ -30,6 +31,11 @@ t.test('bus request/reply limits', async (t) => {
     await server.close();
   });
   server.serve(echo, async (r) => ({ text: r.text.repeat(r.times) }));
+  // A handler may answer JSON text as it is (RawJson); errors still travel as errors.
+  server.serve(raw, async (r) => {
+    if (r.fail) throw new AppError('BAD_REQUEST', 'Refused on purpose', 400, { extra: 1 });
+    return new RawJson(r.text);
+  });
   let handled = 0;
   server.serve(deadlineOf, async (_r, ctx) => {
     handled++;
@@ -56,6 +62,18 @@ t.test('bus request/reply limits', async (t) => {
   t.test('a large reply that compresses travels gzipped', async (t) => {
     const reply = await client.request(echo, { text: 'y', times: 4 * maxPayload });
     t.equal(reply.text.length, 4 * maxPayload);
+  });
+
+  t.test('raw JSON replies pass unparsed, parsed by request() alike', async (t) => {
+    const text = '{"a":[1,{"b":"x\\"}"}],"c":null}';
+    t.equal((await client.requestRaw(raw, { text, fail: false })).text, text, 'the exact text');
+    t.same(await client.request(raw, { text, fail: false }), { a: [1, { b: 'x"}' }], c: null });
+    // Large enough to travel gzipped.
+    t.equal((await client.requestRaw(echo, { text: 'y', times: 2 * maxPayload })).text, JSON.stringify({ text: 'y'.repeat(2 * maxPayload) }), 'gzipped and back');
+    // An ordinary (object) reply asked for raw: its JSON text.
+    t.equal((await client.requestRaw(echo, { text: 'ab', times: 2 })).text, '{"text":"abab"}');
+    await t.rejects(client.requestRaw(raw, { text, fail: true }), { code: 'BAD_REQUEST', httpStatus: 400, message: 'Refused on purpose', data: { extra: 1 } });
+    await t.rejects(client.requestRaw(nobody, {}), { code: 'SERVICE_UNAVAILABLE', httpStatus: 503 });
   });
 
   t.test('a reply over max_payload even gzipped is a 500 at once, and the server lives on', async (t) => {

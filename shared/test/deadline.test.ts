@@ -48,3 +48,48 @@ t.test('a transaction stops at its request\'s deadline', async (t) => {
   const { rows } = await pool.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s");
   t.equal(rows[0]?.s, '0', 'the limit was local to the transaction');
 });
+
+t.test("a plain pool query stops at its request's deadline, and every statement at the pool's ceiling", async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'deadline-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 2, applicationName: 'zc-deadline-test' });
+  const ceiling = createPool(env.databaseUrl, { max: 1, statementTimeoutMs: 300 });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'deadline-test', log });
+  t.teardown(async () => {
+    await bus.close();
+    await pool.end();
+    await ceiling.end();
+  });
+  const outcome: Array<{ ms: number; err: unknown }> = [];
+  bus.serve(slow, async (r) => {
+    const started = Date.now();
+    try {
+      await pool.query('SELECT pg_sleep($1)', [r.seconds]);
+      outcome.push({ ms: Date.now() - started, err: undefined });
+    } catch (err) {
+      outcome.push({ ms: Date.now() - started, err });
+      throw err;
+    }
+    return {};
+  });
+  await bus.nc.flush();
+
+  await t.rejects(bus.request(slow, { seconds: 5 }, { timeoutMs: 800 }), { code: 'SERVICE_UNAVAILABLE' });
+  for (let i = 0; i < 100 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  const [o] = outcome;
+  t.ok(o && o.ms < 2000, `cancelled at the deadline (${o?.ms} ms), not after 5 s`);
+  t.equal((o?.err as { code?: string })?.code, '57014', 'by a cancel request');
+  const { rows: running } = await ceiling.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'zc-deadline-test' AND query LIKE '%pg_sleep%' AND state = 'active'");
+  t.equal(running[0]?.n, 0, 'nothing is left running in PostgreSQL');
+
+  outcome.length = 0;
+  await bus.request(slow, { seconds: 0.05 }, { timeoutMs: 3000 });
+  t.equal(outcome[0]?.err, undefined, 'work within the deadline completes, on a pool that still works');
+  t.equal((await pool.query('SELECT 1 AS one')).rows[0]?.one, 1, 'and outside any request there is no deadline');
+
+  const started = Date.now();
+  await t.rejects(ceiling.query('SELECT pg_sleep(3)'), { code: '57014' }, 'the ceiling cancels a statement with no deadline');
+  t.ok(Date.now() - started < 2000);
+  const { rows } = await ceiling.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s");
+  t.equal(rows[0]?.s, '300ms');
+});

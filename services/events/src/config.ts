@@ -15,6 +15,8 @@ export interface EventsConfig {
   maxQueuesPerUser: number;
   /** Unacknowledged events one queue may hold; beyond it the queue is dropped (the client re-registers). */
   maxEventsPerQueue: number;
+  /** Bytes of unacknowledged event JSON one queue may hold; beyond it the queue is dropped too. */
+  maxEventBytesPerQueue: number;
   /** How long an owning service may take to answer register_state. */
   registerStateTimeoutMs: number;
   /**
@@ -36,6 +38,7 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsCo
     maxLifespanSecs: 7 * 24 * 3600,
     maxQueuesPerUser: e.ZC_MAX_QUEUES_PER_USER,
     maxEventsPerQueue: e.ZC_MAX_EVENTS_PER_QUEUE,
+    maxEventBytesPerQueue: e.ZC_MAX_EVENT_BYTES_PER_QUEUE,
     registerStateTimeoutMs: e.ZC_REGISTER_STATE_TIMEOUT_MS,
     leaderLockMs: e.ZC_EVENTS_LEADER_LOCK_MS,
   };

@@ -1,4 +1,3 @@
-import '@zc/shared/instrumentation';
 import { runMain } from '@zc/shared/service';
 import { gatewayService } from './service.js';
 

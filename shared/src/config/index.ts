@@ -29,6 +29,8 @@ export interface SharedConfig {
   logLevel: string;
   instance: string;
   dbPoolSize: number;
+  /** Ceiling of every SQL statement (ms; 0: none); request work is cancelled at its deadline before that. */
+  statementTimeoutMs: number;
   /**
    * Largest file a user may upload (Zulip's MAX_FILE_UPLOAD_SIZE): the uploads service
    * enforces it and /register announces it as `max_file_upload_size_mib`, so they agree.
@@ -58,6 +60,7 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.Pr
     logLevel: e.LOG_LEVEL,
     instance: e.ZC_INSTANCE ?? `${os.hostname()}-${process.pid}`,
     dbPoolSize: e.ZC_DB_POOL_SIZE,
+    statementTimeoutMs: e.ZC_STATEMENT_TIMEOUT_MS,
     maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
     realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
     ...overrides,

@@ -45,6 +45,7 @@ export const ENV_SCHEMA = Type.Object({
   // --- every service ---------------------------------------------------------------------
   ZC_DATABASE_URL: str(['all'], 'PostgreSQL connection string; each service keeps its own schema in this database.', 'postgres://postgres@127.0.0.1:5432/zc', { pattern: URL_PATTERN.postgres }, { secret: true }),
   ZC_DB_POOL_SIZE: int(['all'], 'Connections in each process\'s PostgreSQL pool.', 1, 10, 500),
+  ZC_STATEMENT_TIMEOUT_MS: int(['all'], 'Longest any SQL statement may run (PostgreSQL statement_timeout of every pooled session; request work stops sooner, at its deadline); 0: no ceiling.', 0, 30_000),
   ZC_REDIS_URL: str(['all'], 'Redis connection string (event queues, rate limits, presence, typing).', 'redis://127.0.0.1:6379', { pattern: URL_PATTERN.redis }, { secret: true }),
   ZC_NATS_URL: str(['all'], 'NATS server(s), comma-separated; JetStream must be enabled.', 'nats://127.0.0.1:4222', { pattern: URL_PATTERN.nats }, { secret: true }),
   ZC_SUBJECT_PREFIX: str(['all'], 'First token of every NATS subject and stream; two deployments sharing NATS need different ones.', 'zc', { pattern: '^[A-Za-z][A-Za-z0-9_]*$' }),
@@ -75,6 +76,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_EVENT_QUEUE_LIFESPAN_SECS: int(['events'], 'Idle lifetime of an event queue when /register asks for none (Zulip: 600).', 1, 600),
   ZC_MAX_QUEUES_PER_USER: int(['events'], 'Live event queues one user may hold.', 1, 100),
   ZC_MAX_EVENTS_PER_QUEUE: int(['events'], 'Unacknowledged events one queue may hold before it is dropped.', 1, 10_000),
+  ZC_MAX_EVENT_BYTES_PER_QUEUE: int(['events'], 'Bytes of unacknowledged event JSON one queue may hold before it is dropped (the client registers again).', 1024, 4 * 1024 * 1024),
   ZC_REGISTER_STATE_TIMEOUT_MS: int(['events'], 'How long an owning service may take to answer register_state.', 1, 10_000),
   ZC_EVENTS_LEADER_LOCK_MS: int(['events'], 'Lifetime of the events delivery leader lock (renewed and contested every second; a successor takes over within it plus a second).', 100, 6_000),
   // --- messages --------------------------------------------------------------------------

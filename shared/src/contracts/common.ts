@@ -38,5 +38,6 @@ export const RegisterStateRequest = Type.Object({
   options: JsonObject,
 });
 export type RegisterStateRequest = Static<typeof RegisterStateRequest>;
-export const RegisterStateReply = Type.Object({ snapshot: Type.String(), state: JsonObject });
+/** Written with `registerStateReply` (register-state.ts): `keys` lists the state's keys, the state comes last. */
+export const RegisterStateReply = Type.Object({ snapshot: Type.String(), keys: Type.Optional(Type.Array(Type.String())), state: JsonObject });
 export type RegisterStateReply = Static<typeof RegisterStateReply>;

@@ -7,3 +7,4 @@ export * from './uploads.js';
 export * from './users.js';
 export * from './version.js';
 export * from './user-groups.js';
+export * from './register-state.js';

@@ -4,6 +4,7 @@
  * forward-only migration runner.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { currentDeadline } from '../bus/index.js';
@@ -30,7 +31,18 @@ function begin(mode = ''): string {
 /** How long a caller waits for a connection before the database counts as unavailable (a 503). */
 const CONNECT_TIMEOUT_MS = 5_000;
 
-export function createPool(url: string, opts: { max?: number; applicationName?: string; connectTimeoutMs?: number } = {}): pg.Pool {
+export interface PoolOptions {
+  max?: number;
+  applicationName?: string;
+  connectTimeoutMs?: number;
+  /**
+   * The longest any statement of this pool may run (PostgreSQL's statement_timeout for every
+   * session; 0 or absent: no ceiling). Request work is bounded tighter by its deadline.
+   */
+  statementTimeoutMs?: number;
+}
+
+export function createPool(url: string, opts: PoolOptions = {}): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
@@ -41,13 +53,66 @@ export function createPool(url: string, opts: { max?: number; applicationName?: 
     // A transaction left open by a paused or stuck process would hold its row and advisory
     // locks (a realm's send lock among them) for as long as the pause: PostgreSQL ends it.
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_LIMIT_MS,
+    ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
+  boundByDeadline(pool, url);
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
   // Nor a checked-out one (a restart terminates every session, busy or not): its pending query
   // fails with the error, and the pool drops the broken client when it is released.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
+}
+
+/**
+ * `pool.query` (outside a transaction) while a request is handled: the statement is cancelled
+ * when the request's deadline passes (PostgreSQL's cancel request, sent on a connection of its
+ * own, so it works even when every pooled connection is busy), rather than running on for a
+ * caller that has gone. Without a deadline it is the pool's plain query. Transactions bound
+ * their statements with SET LOCAL statement_timeout instead (begin()).
+ */
+function boundByDeadline(pool: pg.Pool, url: string): void {
+  const plain = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  const bounded = async (...args: unknown[]): Promise<unknown> => {
+    const deadline = currentDeadline();
+    if (deadline === undefined || typeof args[args.length - 1] === 'function') return plain(...args);
+    const client = await pool.connect();
+    const run = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+    let cancelled = false;
+    const timer = setTimeout(() => {
+      cancelled = true;
+      cancelQuery(url, client);
+    }, Math.max(0, deadline - Date.now()));
+    try {
+      return await run(...args);
+    } finally {
+      clearTimeout(timer);
+      // A cancel that arrives after its statement ended could hit the next one on this
+      // connection: the connection is closed instead of going back to the pool.
+      client.release(cancelled);
+    }
+  };
+  (pool as unknown as { query: typeof bounded }).query = bounded;
+}
+
+/**
+ * PostgreSQL's CancelRequest for whatever `client`'s session is running: a 16-byte message on
+ * a connection of its own (no authentication, no pool slot). Best effort: the statement
+ * timeout of the pool still bounds a statement whose cancel is lost.
+ */
+function cancelQuery(url: string, client: pg.PoolClient): void {
+  const { processID, secretKey } = client as unknown as { processID: number | null; secretKey: number | null };
+  if (processID === null || secretKey === null) return;
+  const { host, port } = new pg.Client({ connectionString: url });
+  const msg = Buffer.alloc(16);
+  msg.writeInt32BE(16, 0);
+  msg.writeInt32BE(80877102, 4);
+  msg.writeInt32BE(processID, 8);
+  msg.writeInt32BE(secretKey, 12);
+  const socket = host.startsWith('/') ? net.connect(`${host}/.s.PGSQL.${port}`) : net.connect(port, host);
+  socket.on('error', () => undefined);
+  socket.on('connect', () => socket.end(msg));
+  socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy());
 }
 
 /** Runs `fn` in one transaction; rolls back if it throws. */
@@ -138,6 +203,8 @@ export async function runMigrations(pool: pg.Pool, schema: string, dir: string, 
       const sql = await load();
       await client.query('BEGIN');
       try {
+        // A migration (an index on a big table) may take as long as it needs.
+        await client.query('SET LOCAL statement_timeout = 0');
         if (library) await client.query(`SET LOCAL search_path TO "${schema}"`);
         await client.query(sql);
         await client.query(`INSERT INTO "${schema}".schema_migrations(version) VALUES ($1)`, [file]);

@@ -11,7 +11,7 @@ import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../
 import { createLogger, type Logger } from '../logging/index.js';
 import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
 import { createRedis, type Redis } from '../redis/index.js';
-import { startTelemetry, stopTelemetry } from '../telemetry/index.js';
+import { startTelemetry, stopTelemetry, telemetryEnabled, telemetryStarted } from '../telemetry/index.js';
 
 export interface ServiceContext {
   name: string;
@@ -77,7 +77,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
 
   let shuttingDown = false;
   let ready = false;
-  const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}` });
+  const pool = createPool(config.databaseUrl, { max: config.dbPoolSize, applicationName: `zc-${def.name}`, statementTimeoutMs: config.statementTimeoutMs });
   if (def.migrationsDir) {
     const applied = await runMigrations(pool, def.name, def.migrationsDir, def.migrationLibraries);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -184,9 +184,12 @@ export async function runMain(def: ServiceDefinition): Promise<void> {
   let running: RunningService;
   try {
     // Every variable is checked before anything connects, so a typo stops the process at once.
-    readEnv();
-    await startTelemetry(`zc-${def.name}`);
+    const env = readEnv();
+    const lateTelemetry = telemetryEnabled() && !telemetryStarted();
+    // Started this late, http, pg and ioredis stay unpatched (only the bus spans export).
+    await startTelemetry(`zc-${def.name}`, env.ZC_INSTANCE);
     running = await startService(def);
+    if (lateTelemetry) running.ctx.log.warn('OTLP endpoint set but the preload was not given: start with node --import @zc/shared/instrumentation for complete traces');
   } catch (err) {
     reportStartFailure(def.name, err);
     process.exit(1);

@@ -163,6 +163,27 @@ t.test('Dockerfile: multi-stage, runs as a numeric non-root user', async (t) => 
   t.match(lines.join('\n'), /ENTRYPOINT \["node"/);
 });
 
+t.test('Dockerfile: the OpenTelemetry preload runs before every entry point', async (t) => {
+  const text = read('deploy/Dockerfile');
+  const entry = /^ENTRYPOINT (\[.*\])$/m.exec(text)?.[1];
+  const argv = JSON.parse(entry ?? '[]') as string[];
+  const preload = argv[argv.indexOf('--import') + 1] ?? '';
+  t.ok(argv.includes('--import'), `the entrypoint preloads with --import (${entry})`);
+  t.equal(preload, '/app/shared/dist/instrumentation/index.js');
+  t.ok(existsSync(path.join(ROOT, 'shared/src/instrumentation/index.ts')), 'the preload exists');
+  t.match(text, /COPY --from=build \S+ \/src\/shared\/dist shared\/dist/, 'and is copied into the runtime image');
+});
+
+t.test('production dependencies carry the OTLP/HTTP trace exporter only (no Node SDK, no gRPC, Zipkin, metric or log exporters)', async (t) => {
+  const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { dev?: boolean; devOptional?: boolean }> };
+  const prod = Object.entries(lock.packages)
+    .filter(([k, v]) => k.startsWith('node_modules/') && !v.dev && !v.devOptional)
+    .map(([k]) => k.slice(k.lastIndexOf('node_modules/') + 'node_modules/'.length));
+  const heavy = prod.filter((n) => /^@opentelemetry\/(sdk-node|exporter-(?!trace-otlp-http$)|otlp-grpc)|^@grpc\//.test(n));
+  t.ok(prod.includes('@opentelemetry/exporter-trace-otlp-http'), 'the OTLP/HTTP trace exporter is a production dependency');
+  t.same([...new Set(heavy)].sort(), [], 'nothing heavier is');
+});
+
 /** TypeScript sources of the packages the image runs (not tests). */
 function runtimeSources(dir = ''): string[] {
   const abs = path.join(ROOT, dir);

@@ -37,12 +37,14 @@ export class Cluster {
   constructor(
     private readonly env: Record<string, string>,
     logFile: string,
+    /** Options given to node before the entry point (e.g. the telemetry preload). */
+    private readonly nodeArgs: string[] = [],
   ) {
     this.log = createWriteStream(logFile, { flags: 'a' });
   }
 
-  static async start(env: Record<string, string>, counts: Partial<Record<Service, number>>, logFile: string): Promise<Cluster> {
-    const c = new Cluster(env, logFile);
+  static async start(env: Record<string, string>, counts: Partial<Record<Service, number>>, logFile: string, nodeArgs: string[] = []): Promise<Cluster> {
+    const c = new Cluster(env, logFile, nodeArgs);
     for (const service of SERVICES) {
       for (let index = 0; index < (counts[service] ?? 1); index++) {
         c.replicas.push({
@@ -71,7 +73,7 @@ export class Cluster {
   }
 
   private spawn(r: Replica): void {
-    const proc = spawn(process.execPath, [path.join(ROOT, 'services', r.service, 'dist', 'main.js')], {
+    const proc = spawn(process.execPath, [...this.nodeArgs, path.join(ROOT, 'services', r.service, 'dist', 'main.js')], {
       env: {
         ...process.env,
         ...this.env,

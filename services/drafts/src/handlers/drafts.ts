@@ -1,6 +1,6 @@
 /** Bus adapters of the drafts service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
-import { drafts } from '@zc/shared/contracts';
+import { drafts, registerStateReply } from '@zc/shared/contracts';
 import { doCreateDrafts, doDeleteDraft, doEditDraft } from '../actions/drafts.js';
 import type { DraftsDeps } from '../deps.js';
 import { getRegisterState, listDrafts } from '../queries/drafts.js';
@@ -19,5 +19,8 @@ export function registerDraftHandlers(bus: Bus, deps: DraftsDeps): void {
     await doDeleteDraft(deps, r.actor, r.draft_id);
     return {};
   });
-  bus.serve(drafts.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(drafts.registerState, async (r) => {
+    const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch);
+    return registerStateReply(snapshot, state);
+  });
 }

@@ -6,7 +6,8 @@
  * arrive later. Nothing between the state and last_event_id is lost or applied twice.
  */
 import { randomUUID } from 'node:crypto';
-import { LIMITS, isGuest, versionFields, type RegisterRequest } from '@zc/shared/contracts';
+import { LIMITS, isGuest, readRegisterStateReply, versionFields, type RegisterRequest } from '@zc/shared/contracts';
+import { RawJson, spliceObjects } from '@zc/shared/bus';
 import { AppError, badRequest, isAppError } from '@zc/shared/errors';
 import type { EventsDeps } from '../deps.js';
 import { ALL_FETCH_TYPES, STATE_OWNERS, emptyStateFor, ownersFor, type StateOwner } from '../lib/initial-state.js';
@@ -45,7 +46,9 @@ function capabilitiesOf(raw: Record<string, unknown>): Record<string, boolean> {
 interface OwnerAnswer {
   service: string;
   snapshot?: string;
-  state: Record<string, unknown>;
+  /** The owner's state keys and its JSON text (relayed, never parsed here: see register-state.ts). */
+  keys: string[];
+  state: RawJson;
 }
 
 async function askOwner(deps: EventsDeps, owner: StateOwner, r: RegisterRequest, fetch: string[]): Promise<OwnerAnswer> {
@@ -60,19 +63,40 @@ async function askOwner(deps: EventsDeps, owner: StateOwner, r: RegisterRequest,
     event_types: r.event_types,
   };
   try {
-    const { snapshot, state } = await deps.bus.request(owner.contract, { actor: r.actor, fetch, options }, { timeoutMs: deps.config.registerStateTimeoutMs });
-    return { service: owner.service, snapshot, state };
+    // The users service's state of a large realm is megabytes: it is relayed as text (raw-json.ts).
+    const reply = await deps.bus.requestRaw(owner.contract, { actor: r.actor, fetch, options }, { timeoutMs: deps.config.registerStateTimeoutMs });
+    return { service: owner.service, ...readRegisterStateReply(reply) };
   } catch (e) {
     if (!owner.required && isAppError(e) && e.code === 'SERVICE_UNAVAILABLE') {
       deps.log.warn({ owner: owner.service }, 'register state owner unavailable; its keys are empty');
-      return { service: owner.service, state: {} };
+      return { service: owner.service, keys: [], state: new RawJson('{}') };
     }
     throw e;
   }
 }
 
-/** Creates the queue and returns /register's reply (without the envelope). */
-export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<Record<string, unknown>> {
+const without = (o: Record<string, unknown>, keys: ReadonlySet<string>) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.has(k)));
+
+/**
+ * The reply's text: the empty defaults of the keys no owner gave, every owner's state as it came
+ * and ours (an owner's constant such as max_message_length is the same as ours). Owners hold
+ * distinct keys; should two ever give the same key, the states are parsed and merged (the later
+ * owner wins) rather than the reply naming a key twice.
+ */
+function registerReply(deps: EventsDeps, answers: OwnerAnswer[], fetch: string[], ours: Record<string, unknown>): RawJson {
+  const given = new Set<string>();
+  let overlap = false;
+  for (const a of answers) for (const k of a.keys) overlap = given.has(k) || (given.add(k), overlap);
+  if (overlap) {
+    deps.log.error({ owners: answers.map((a) => ({ service: a.service, keys: a.keys })) }, 'register state owners gave the same key');
+    const merged: Record<string, unknown> = Object.assign({}, ...answers.map((a) => JSON.parse(a.state.text) as Record<string, unknown>));
+    return spliceObjects([without(emptyStateFor(fetch), given), merged, without(ours, given)]);
+  }
+  return spliceObjects([without(emptyStateFor(fetch), given), ...answers.map((a) => a.state), without(ours, given)]);
+}
+
+/** Creates the queue and returns /register's reply (without the envelope), as JSON text. */
+export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<RawJson> {
   const { actor } = r;
   // Zulip's do_events_register: only users who may read every public stream may ask for all
   // of their events (a guest reads only the streams they are subscribed to).
@@ -96,7 +120,10 @@ export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<
     allPublicStreams: r.all_public_streams,
     capabilities,
   };
-  if (!(await deps.store.create({ ...settings, queueId, lifespanMs, epoch }, Date.now()))) {
+  // A queue asked to live for days gets that life from its first poll on: until then it lives
+  // the default lifespan, so queues registered and never polled are collected soon.
+  const firstPollWithinMs = deps.config.defaultLifespanSecs * 1000;
+  if (!(await deps.store.create({ ...settings, queueId, lifespanMs, firstPollWithinMs, epoch }, Date.now()))) {
     throw new AppError('INTERNAL_SERVER_ERROR', 'Internal server error', 500);
   }
 
@@ -113,16 +140,14 @@ export async function doRegister(deps: EventsDeps, r: RegisterRequest): Promise<
     for (const a of answers) if (a.snapshot) snapshots[a.service] = a.snapshot;
     const lastEventId = await deps.store.finishRegister(queueId, snapshots);
     if (lastEventId === undefined) throw new AppError('SERVICE_UNAVAILABLE', 'Event queue lost while registering, try again', 503);
-    return {
-      ...emptyStateFor(fetch),
-      ...Object.assign({}, ...answers.map((a) => a.state)),
+    return registerReply(deps, answers, fetch, {
       ...versionFields(),
       queue_id: queueId,
       last_event_id: lastEventId,
       max_message_length: LIMITS.maxMessageLength,
       max_topic_length: LIMITS.maxTopicLength,
       event_queue_longpoll_timeout_seconds: LONGPOLL_TIMEOUT_SECONDS,
-    };
+    });
   } catch (e) {
     // A queue the client never learns of must not count against its limit.
     await deps.store.delete(queueId, actor.user_id).catch(() => undefined);

@@ -250,7 +250,7 @@ export class Appender {
       notes.push({ seq: m.seq, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
     }
     const perQueue = await this.route(notes);
-    const results = await store.append(perQueue, config.maxEventsPerQueue, term);
+    const results = await store.append(perQueue, { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue }, term);
     const wake: string[] = [];
     let fenced = false;
     for (const [queueId, n] of results) {
@@ -264,7 +264,7 @@ export class Appender {
         this.settingsCache.delete(queueId);
         if (s) await store.removeFromIndexes(queueId, s);
         if (n === -2) {
-          log.warn({ queue_id: queueId, limit: config.maxEventsPerQueue }, 'event queue overflowed and was dropped');
+          log.warn({ queue_id: queueId, max_events: config.maxEventsPerQueue, max_bytes: config.maxEventBytesPerQueue }, 'event queue overflowed and was dropped');
           wake.push(queueId);
         }
       }

@@ -20,12 +20,20 @@ const OPERATOR_ALIASES: Record<string, NarrowTerm['operator']> = {
   is: 'is',
 };
 
+/**
+ * The narrow is stored with the queue and tested against every message event it could get:
+ * its size is bounded like a message search's (messages' NARROW_LIMITS).
+ */
+export const EVENTS_NARROW_LIMITS = { terms: 20, operandLength: 1000 } as const;
+
 /** Normalises the terms; an operator Zulip cannot filter events by is refused, as Zulip does. */
 export function parseEventsNarrow(terms: readonly EventsNarrowTerm[]): NarrowTerm[] {
+  if (terms.length > EVENTS_NARROW_LIMITS.terms) throw badRequest(`Invalid narrow: at most ${EVENTS_NARROW_LIMITS.terms} operators.`);
   return terms.map((t) => {
     const [operator, operand] = Array.isArray(t) ? [t[0] as string, t[1] as string] : [t.operator, String(t.operand)];
     const op = OPERATOR_ALIASES[operator];
     if (!op) throw badRequest(`Operator ${operator} not supported.`);
+    if (String(operand).length > EVENTS_NARROW_LIMITS.operandLength) throw badRequest(`Invalid narrow: operand of ${operator} longer than ${EVENTS_NARROW_LIMITS.operandLength} characters.`);
     return { operator: op, operand };
   });
 }

@@ -37,6 +37,8 @@ export interface QueueSettings {
 export interface NewQueue extends QueueSettings {
   queueId: string;
   lifespanMs: number;
+  /** Until its first poll the queue lives at most this long (a never-polled queue is collected soon). */
+  firstPollWithinMs?: number;
   epoch: string;
 }
 
@@ -180,7 +182,8 @@ export class QueueStore {
       last_seq: 0,
       poll_gen: 0,
     };
-    const created = (await this.scripts.zcEvqCreate(...this.queueKeys(q.queueId), q.lifespanMs, ...Object.entries(fields).flat())) === 1;
+    const ttl = Math.min(q.lifespanMs, q.firstPollWithinMs ?? q.lifespanMs);
+    const created = (await this.scripts.zcEvqCreate(...this.queueKeys(q.queueId), ttl, ...Object.entries(fields).flat())) === 1;
     if (!created) return false;
     // The indexes outlive their longest-lived queue, then vanish if nobody registers again.
     const indexTtl = q.lifespanMs + INDEX_TTL_SLACK_MS;
@@ -303,7 +306,7 @@ export class QueueStore {
   }
 
   /** Appends each queue's events in one script call per queue, pipelined, fenced by `term`; see APPEND for results. */
-  async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, maxEvents: number, term: number): Promise<Map<string, number>> {
+  async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, limits: { maxEvents: number; maxBytes: number }, term: number): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     if (perQueue.size === 0) return out;
     const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
@@ -312,7 +315,7 @@ export class QueueStore {
       const events = perQueue.get(id) ?? [];
       const args: Array<string | number> = [];
       for (const e of events) args.push(e.seq, e.origin, e.txid, e.json);
-      p.zcEvqAppend(...this.queueKeys(id), term, maxEvents, events.length, ...args);
+      p.zcEvqAppend(...this.queueKeys(id), term, limits.maxEvents, limits.maxBytes, events.length, ...args);
     }
     const res = (await p.exec()) ?? [];
     ids.forEach((id, i) => {

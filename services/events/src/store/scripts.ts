@@ -39,9 +39,19 @@ end
 local function eventId(entryId)
   return tonumber(string.match(entryId, '^(%d+)'))
 end
+-- Bytes of event JSON the queue holds unacknowledged ('bytes'), for the per-queue budget.
+local function entryBytes(entry)
+  for j = 1, #entry[2], 2 do
+    if entry[2][j] == 'e' then return #entry[2][j + 1] end
+  end
+  return 0
+end
 `;
 
-/** ARGV: ttl ms, then field/value pairs. Returns 1, or 0 if the id is taken. */
+/**
+ * ARGV: ttl ms, then field/value pairs. Returns 1, or 0 if the id is taken. The ttl may be
+ * shorter than the queue's lifespan: a queue nobody has polled yet lives only that long.
+ */
 export const CREATE = `${PRELUDE}
 if redis.call('EXISTS', meta) == 1 or redis.call('EXISTS', stream) == 1 then return 0 end
 redis.call('HSET', meta, unpack(ARGV, 2))
@@ -53,13 +63,14 @@ return 1
 `;
 
 /**
- * ARGV: leader term, max events, count, then per event: JetStream seq, origin, txid, JSON.
+ * ARGV: leader term, max events, max bytes, count, then per event: JetStream seq, origin, txid, JSON.
  * Fencing: the queue remembers the highest leader term that appended to it and refuses a
  * lower one (a former leader that resumed after a pause), so once a newer leader has written
  * here an older one never can. Events with a seq at or below the queue's last applied seq are
  * skipped (a redelivery after a leader change); events the queue's /register state already
  * holds are dropped. Returns the number appended, -1 for a dead queue, -2 when this append
- * overflowed it, -3 when the caller is fenced off.
+ * overflowed it (more events, or more bytes of event JSON, than the limits), -3 when the
+ * caller is fenced off.
  */
 export const APPEND = `${PRELUDE}
 if state() ~= 'ok' then return -1 end
@@ -67,7 +78,8 @@ local term = tonumber(ARGV[1])
 if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
 redis.call('HSET', meta, 'term', term)
 table.remove(ARGV, 1)
-local maxEvents, n = tonumber(ARGV[1]), tonumber(ARGV[2])
+local maxEvents, maxBytes, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+table.remove(ARGV, 1)
 local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
 local newestSeq, appended = lastSeq, 0
 for i = 0, n - 1 do
@@ -77,12 +89,13 @@ for i = 0, n - 1 do
     if not alreadyInState(origin, txid) then
       local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
       redis.call('XADD', stream, id .. '-1', 'e', json, 'o', origin, 't', txid)
+      redis.call('HINCRBY', meta, 'bytes', #json)
       appended = appended + 1
     end
   end
 end
 if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
-if appended > 0 and redis.call('XLEN', stream) > maxEvents then
+if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
   redis.call('HSET', meta, 'overflowed', '1')
   redis.call('DEL', stream)
   return -2
@@ -108,6 +121,7 @@ for _, entry in ipairs(redis.call('XRANGE', stream, '-', '+')) do
   for j = 1, #entry[2], 2 do f[entry[2][j]] = entry[2][j + 1] end
   if alreadyInState(f['o'] or '', f['t'] or '') then
     redis.call('XDEL', stream, entry[1])
+    redis.call('HINCRBY', meta, 'bytes', -#(f['e'] or ''))
   elseif not firstKept then
     firstKept = eventId(entry[1])
   end
@@ -147,6 +161,9 @@ if mode ~= 'wake' then
   if last > pruned then
     if last >= tonumber(redis.call('HGET', meta, 'next_id')) then return {'missing', tostring(last)} end
     if #redis.call('XRANGE', stream, last .. '-1', last .. '-1') == 0 then return {'missing', tostring(last)} end
+    local freed = 0
+    for _, entry in ipairs(redis.call('XRANGE', stream, '-', last .. '-1')) do freed = freed + entryBytes(entry) end
+    redis.call('HINCRBY', meta, 'bytes', -freed)
     redis.call('XTRIM', stream, 'MINID', (last + 1) .. '-0')
     redis.call('HSET', meta, 'pruned', last)
     pruned = last
@@ -161,6 +178,13 @@ for _, entry in ipairs(redis.call('XRANGE', stream, (math.max(last, pruned) + 1)
   end
 end
 local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
+if mode == 'ack' then
+  -- A poll that does not park (dont_block) is a connection too (Zulip's last_connection_time);
+  -- it also ends the shorter life of a queue never polled yet (CREATE).
+  redis.call('HSET', meta, 'last_connection', ARGV[5])
+  redis.call('PEXPIRE', meta, lifespan, 'GT')
+  redis.call('PEXPIRE', stream, lifespan, 'GT')
+end
 if #out > 2 then
   if mode == 'wake' then
     redis.call('HSET', meta, 'last_connection', ARGV[5])
@@ -203,6 +227,7 @@ export const HEARTBEAT = `${PRELUDE}
 if state() ~= 'ok' then return -1 end
 local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
 redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'o', '', 't', '')
+redis.call('HINCRBY', meta, 'bytes', #'{"type":"heartbeat"}')
 return id
 `;
 

@@ -33,6 +33,9 @@ t.test('narrow', async (t) => {
     { operator: 'is', operand: 'dm' },
   ]);
   t.throws(() => n([['search', 'x']]), { code: 'BAD_REQUEST', message: 'Operator search not supported.' });
+  t.equal(n(Array.from({ length: 20 }, () => ['is', 'dm'])).length, 20);
+  t.throws(() => n(Array.from({ length: 21 }, () => ['is', 'dm'])), { code: 'BAD_REQUEST', message: 'Invalid narrow: at most 20 operators.' });
+  t.throws(() => n([['topic', 'x'.repeat(1001)]]), { code: 'BAD_REQUEST', message: 'Invalid narrow: operand of topic longer than 1000 characters.' });
   const m = (terms: unknown, msg: Record<string, unknown>, flags: string[] = []) => messageMatchesNarrow(n(terms), msg, flags);
   t.ok(m([], streamMessage), 'no narrow: everything');
   t.ok(m([['stream', 'verona'], ['topic', 'TIDINGS']], streamMessage), 'names compare case-insensitively');

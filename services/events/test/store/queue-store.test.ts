@@ -30,7 +30,8 @@ t.test('queue store', async (t) => {
     );
     return queueId;
   };
-  const append = async (queueId: string, events: QueuedEvent[], max = 100, term = 1) => (await store.append(new Map([[queueId, events]]), max, term)).get(queueId);
+  const append = async (queueId: string, events: QueuedEvent[], max = 100, term = 1, maxBytes = 1 << 20) =>
+    (await store.append(new Map([[queueId, events]]), { maxEvents: max, maxBytes }, term)).get(queueId);
   const ids = async (queueId: string, after = -1) => {
     const r = await store.poll(queueId, 10, after, { mode: 'wake', max: 100 });
     return r.status === 'ok' ? r.events.map((e) => [e.id, JSON.parse(e.json).n]) : r.status;
@@ -91,6 +92,35 @@ t.test('queue store', async (t) => {
     t.equal(await redis.exists(store.metaKey(everything), store.streamKey(everything)), 0, 'and it is deleted');
     t.same(await store.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'gone' });
     t.match(await store.poll(own, 10, -1, { mode: 'park', max: 10, guest: true }), { status: 'ok', events: [{ id: 0 }] }, "a guest's ordinary queue stays");
+  });
+
+  t.test('a queue holds at most so many bytes of unacknowledged events; acknowledged ones free their share', async (t) => {
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    const big = (seq: number) => ev(seq, '', 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(380) });
+    const size = big(1).json.length;
+    t.equal(await append(q, [big(1), big(2)], 100, 1, 3 * size), 2, 'two fit in three');
+    t.equal(await redis.hget(store.metaKey(q), 'bytes'), String(2 * size), 'counted');
+    t.match(await store.poll(q, 10, 0, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 1 }] }, 'the first is acknowledged');
+    t.equal(await redis.hget(store.metaKey(q), 'bytes'), String(size), 'and no longer counts');
+    t.equal(await append(q, [big(3), big(4)], 100, 1, 3 * size), 2, 'so two more fit');
+    t.equal(await append(q, [big(5)], 100, 1, 3 * size), -2, 'a fourth unacknowledged one overflows the queue');
+    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'the client is told to register again');
+
+    const r = await newQueue();
+    t.equal(await append(r, [ev(1, 9, 'users'), ev(2, '')], 100, 1, 1 << 20), 2);
+    await store.finishRegister(r, { users: '10:10:' });
+    t.equal(await redis.hget(store.metaKey(r), 'bytes'), String(ev(2, '').json.length), 'events the /register state held are not counted');
+  });
+
+  t.test('a queue never polled lives only until its first-poll deadline; a poll of any kind gives it its lifespan', async (t) => {
+    const q = await newQueue({ lifespanMs: 3_600_000, firstPollWithinMs: 60_000 });
+    await store.finishRegister(q, {});
+    t.ok((await redis.pttl(store.metaKey(q))) <= 60_000, 'never polled: a minute');
+    t.ok((await redis.pttl(store.streamKey(q))) <= 60_000);
+    t.match(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' });
+    t.ok((await redis.pttl(store.metaKey(q))) > 3_500_000, 'polled once (dont_block): its hour');
+    t.ok((await redis.pttl(store.streamKey(q))) > 3_500_000);
   });
 
   t.test('a half-lost queue is dead and is never recreated by a write', async (t) => {

@@ -39,6 +39,10 @@ function readJson(res: http.IncomingMessage): Promise<unknown> {
  * up to the whole refused file to keep it alive.
  */
 export function leaveMultipartUnread(app: FastifyInstance): void {
+  // Marked so the parameter layer's multipart size check (plugins/params.ts) lets them through.
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config ?? {}), streamsMultipart: true };
+  });
   app.removeContentTypeParser('multipart/form-data');
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
   app.addHook('onSend', async (request, reply) => {

@@ -5,12 +5,16 @@
  */
 import fp from 'fastify-plugin';
 import { httpMetrics } from '@zc/shared/metrics';
-import { currentTraceId } from '@zc/shared/telemetry';
+import { nameServerSpan } from '@zc/shared/telemetry';
 
 export default fp(async (app) => {
   const { log, gateway, metrics } = app.deps;
   const red = metrics ? httpMetrics(metrics) : undefined;
   const access = log.child({ kind: 'access' });
+  // The HTTP server span is still open here (it ends before onResponse runs).
+  app.addHook('onRequest', async (request) => {
+    nameServerSpan(request.method, request.routeOptions.url ?? 'unmatched');
+  });
   app.addHook('onResponse', async (request, reply) => {
     // Unmatched paths share one label, so a scanner cannot create series.
     const route = request.routeOptions.url ?? 'unmatched';
@@ -27,7 +31,7 @@ export default fp(async (app) => {
         ...(actor ? { user_id: actor.user_id, realm_id: actor.realm_id } : {}),
         ...(request.method === 'GET' && route.endsWith('/events') ? { longpoll: true } : {}),
         client_ip: request.ip,
-        trace_id: currentTraceId(),
+        // trace_id and span_id come from the logger's mixin (shared/logging).
       },
       `${request.method} ${route} ${reply.statusCode} ${Math.round(ms)}ms`,
     );

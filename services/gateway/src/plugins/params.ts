@@ -15,6 +15,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     ignoredParams: string[] | null;
   }
+  interface FastifyContextConfig {
+    /** The route streams multipart bodies itself (uploads), with its own size limit. */
+    streamsMultipart?: boolean;
+  }
 }
 
 /**
@@ -22,6 +26,14 @@ declare module 'fastify' {
  * size, so a value that reaches it is refused rather than passed on cut short.
  */
 export const MULTIPART_FIELD_LIMIT = 1024 * 1024;
+/**
+ * A whole multipart body of a route that parses it: the same as any other body (app.ts's
+ * bodyLimit). busboy counts per part, not per body, so the declared length is checked before
+ * a byte is read, and a body that declares none is refused (every client sends one).
+ */
+export const MULTIPART_BODY_LIMIT = 1024 * 1024;
+
+const MULTIPART_CONTENT_TYPE = /^multipart\/form-data\b/i;
 
 const JSON_CONTENT_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
@@ -77,10 +89,20 @@ export default fp(
   async (app: FastifyInstance) => {
     await app.register(formbody);
     // Multipart bodies bypass Fastify's bodyLimit, so these limits are all that bounds them:
-    // Zulip requests have a handful of fields and at most one file (uploads: 25 MiB).
+    // Zulip requests have a handful of fields and at most one file part (uploads stream their
+    // files elsewhere, under max_file_upload_size: here a file part is just a field).
     await app.register(multipart, {
       attachFieldsToBody: 'keyValues',
-      limits: { fileSize: 25 * 1024 * 1024, files: 1, fieldSize: MULTIPART_FIELD_LIMIT, fields: 64, parts: 65, headerPairs: 100 },
+      limits: { fileSize: MULTIPART_FIELD_LIMIT, files: 1, fieldSize: MULTIPART_FIELD_LIMIT, fields: 64, parts: 65, headerPairs: 100 },
+    });
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.routeOptions.config.streamsMultipart || !MULTIPART_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) return;
+      const length = request.headers['content-length'];
+      // Refused before its body is read: the rest of it is not worth reading to keep the connection.
+      reply.header('connection', 'close');
+      if (length === undefined) throw new AppError('BAD_REQUEST', 'A multipart body needs a Content-Length', 411);
+      if (Number(length) > MULTIPART_BODY_LIMIT) throw fieldTooLarge();
+      reply.removeHeader('connection');
     });
     app.decorateRequest('ignoredParams', null);
     app.addHook('preSerialization', async (request, _reply, payload) => {

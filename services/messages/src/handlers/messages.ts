@@ -1,6 +1,6 @@
 /** Bus adapters of the messages service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
-import { messagesRpc } from '@zc/shared/contracts';
+import { messagesRpc, registerStateReply } from '@zc/shared/contracts';
 import { checkDeleteMessage } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
@@ -55,7 +55,10 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   });
   bus.serve(messagesRpc.streamTopics, async (r) => ({ topics: await listStreamTopics(deps, r.actor, r.stream_id) }));
   bus.serve(messagesRpc.render, async (r) => ({ rendered: await renderPreview(deps, r.actor, r.content) }));
-  bus.serve(messagesRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(messagesRpc.registerState, async (r) => {
+    const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch);
+    return registerStateReply(snapshot, state);
+  });
   bus.serve(messagesRpc.canReadAny, async (r) => ({ readable: await canReadAnyMessage(deps, r.actor, r.message_ids) }));
   bus.serve(messagesRpc.syncStream, async (r) => {
     await doSyncStream(deps, r);

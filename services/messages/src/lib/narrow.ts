@@ -56,6 +56,9 @@ export const badNarrow = (desc: string) => badRequest(`Invalid narrow operator: 
 
 function checkOperand(operator: Operator, operand: unknown): Operand {
   if (typeof operand === 'string') {
+    if (operator === 'search' && operand.length > NARROW_LIMITS.searchLength) throw badNarrow(`search terms longer than ${NARROW_LIMITS.searchLength} characters`);
+    // A comma-separated list of people ('dm', 'sender'…) is capped like an array operand.
+    if (operand.length > NARROW_LIMITS.searchLength) throw badNarrow(`operand of ${operator} longer than ${NARROW_LIMITS.searchLength} characters`);
     if (operator === 'is' && !(IS_OPERANDS as readonly string[]).includes(operand)) throw badNarrow(`unknown 'is' operand ${operand}`);
     if (operator === 'has' && !(HAS_OPERANDS as readonly string[]).includes(operand)) throw badNarrow(`unknown 'has' operand ${operand}`);
     if (operator === 'streams' && operand !== 'public') throw badNarrow(`unknown streams operand ${operand}`);
@@ -65,42 +68,73 @@ function checkOperand(operator: Operator, operand: unknown): Operand {
   if (typeof operand === 'number' && Number.isSafeInteger(operand)) {
     if (['stream', 'sender', 'dm', 'dm-including', 'group-pm-with', 'id', 'near'].includes(operator)) return operand;
   }
+  if (Array.isArray(operand) && operand.length > NARROW_LIMITS.listOperand) throw badNarrow(`more than ${NARROW_LIMITS.listOperand} users for ${operator}`);
   if (Array.isArray(operand) && operand.every((x) => typeof x === 'number' && Number.isSafeInteger(x))) {
     if (operator === 'dm') return operand as number[];
   }
   throw badNarrow(`invalid operand for ${operator}`);
 }
 
+/**
+ * Shape limits, so no narrow can make an exploding query: each term adds a condition (some
+ * with an array of every public stream), each search word a tsquery branch. Real clients send
+ * a handful of terms; identical terms are merged before the limits are counted.
+ */
+export const NARROW_LIMITS = { terms: 20, sameOperator: 10, searchLength: 1000, listOperand: 100 } as const;
+
 /** The narrow parameter decoded from JSON (or already an array) into checked terms. */
 export function parseNarrow(raw: unknown): Term[] {
   if (raw === undefined || raw === null || raw === '') return [];
   if (!Array.isArray(raw)) throw badRequest('Invalid narrow', { var_name: 'narrow' });
-  return raw.map((el): Term => {
-    let operator: unknown;
-    let operand: unknown;
-    let negated = false;
-    if (Array.isArray(el)) {
-      if (el.length !== 2) throw badRequest('Invalid narrow', { var_name: 'narrow' });
-      [operator, operand] = el;
-    } else if (el && typeof el === 'object') {
-      const o = el as { operator?: unknown; operand?: unknown; negated?: unknown };
-      operator = o.operator;
-      operand = o.operand;
-      if (o.negated !== undefined && typeof o.negated !== 'boolean') throw badRequest('Invalid narrow', { var_name: 'narrow' });
-      negated = o.negated === true;
-    } else {
-      throw badRequest('Invalid narrow', { var_name: 'narrow' });
-    }
-    if (typeof operator !== 'string') throw badRequest('Invalid narrow', { var_name: 'narrow' });
-    // The web app's search box sends negation as a leading '-'.
-    if (operator.startsWith('-')) {
-      negated = !negated;
-      operator = operator.slice(1);
-    }
-    const canonical = ALIASES[(operator as string).toLowerCase()];
-    if (!canonical) throw badNarrow(`unknown operator ${operator as string}`);
-    return { operator: canonical, operand: checkOperand(canonical, operand), negated };
+  // Counted before anything is parsed: the parse itself must not be the unbounded work.
+  if (raw.length > NARROW_LIMITS.terms * 5) throw badNarrow(`too many operators (at most ${NARROW_LIMITS.terms})`);
+  return checkShape(raw.map(parseTerm));
+}
+
+/** Merges identical terms, then enforces NARROW_LIMITS. */
+function checkShape(parsed: readonly Term[]): Term[] {
+  const seen = new Set<string>();
+  const terms = parsed.filter((t) => {
+    const key = JSON.stringify([t.operator, t.operand, t.negated]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
+  if (terms.length > NARROW_LIMITS.terms) throw badNarrow(`too many operators (at most ${NARROW_LIMITS.terms})`);
+  const perOperator = new Map<Operator, number>();
+  for (const t of terms) {
+    const n = (perOperator.get(t.operator) ?? 0) + 1;
+    perOperator.set(t.operator, n);
+    if (n > NARROW_LIMITS.sameOperator) throw badNarrow(`operator ${t.operator} used more than ${NARROW_LIMITS.sameOperator} times`);
+  }
+  return terms;
+}
+
+function parseTerm(el: unknown): Term {
+  let operator: unknown;
+  let operand: unknown;
+  let negated = false;
+  if (Array.isArray(el)) {
+    if (el.length !== 2) throw badRequest('Invalid narrow', { var_name: 'narrow' });
+    [operator, operand] = el;
+  } else if (el && typeof el === 'object') {
+    const o = el as { operator?: unknown; operand?: unknown; negated?: unknown };
+    operator = o.operator;
+    operand = o.operand;
+    if (o.negated !== undefined && typeof o.negated !== 'boolean') throw badRequest('Invalid narrow', { var_name: 'narrow' });
+    negated = o.negated === true;
+  } else {
+    throw badRequest('Invalid narrow', { var_name: 'narrow' });
+  }
+  if (typeof operator !== 'string') throw badRequest('Invalid narrow', { var_name: 'narrow' });
+  // The web app's search box sends negation as a leading '-'.
+  if (operator.startsWith('-')) {
+    negated = !negated;
+    operator = operator.slice(1);
+  }
+  const canonical = ALIASES[(operator as string).toLowerCase()];
+  if (!canonical) throw badNarrow(`unknown operator ${operator as string}`);
+  return { operator: canonical, operand: checkOperand(canonical, operand), negated };
 }
 
 /** The keyword-search terms of a narrow (they ask for match_content/match_subject). */

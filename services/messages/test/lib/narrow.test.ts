@@ -37,3 +37,18 @@ t.test('everything unsupported is an error, never ignored', async (t) => {
     t.throws(() => parseNarrow(narrow), { name: 'AppError', code: 'BAD_REQUEST', message: msg }, msg);
   }
 });
+
+t.test('shape limits: no narrow can make an exploding query', async (t) => {
+  const streams = (n: number) => Array.from({ length: n }, (_, i) => ({ operator: 'stream', operand: `s${i}`, negated: true }));
+  t.equal(parseNarrow(streams(10)).length, 10, 'ten of one operator are fine');
+  t.throws(() => parseNarrow(streams(11)), { code: 'BAD_REQUEST', message: 'Invalid narrow operator: operator stream used more than 10 times' });
+  const mixed = [...streams(10), ...Array.from({ length: 11 }, (_, i) => ['topic', `t${i}`])];
+  t.throws(() => parseNarrow(mixed), { message: 'Invalid narrow operator: too many operators (at most 20)' });
+  t.throws(() => parseNarrow(Array.from({ length: 5000 }, () => ['is', 'starred'])), { message: 'Invalid narrow operator: too many operators (at most 20)' }, 'a huge list is refused before it is parsed');
+  const repeated = Array.from({ length: 50 }, () => ['streams', 'public']);
+  t.same(parseNarrow(repeated), [{ operator: 'streams', operand: 'public', negated: false }], 'identical terms are merged before counting');
+  t.equal(parseNarrow([['search', 'x'.repeat(1000)]]).length, 1);
+  t.throws(() => parseNarrow([['search', 'x'.repeat(1001)]]), { message: 'Invalid narrow operator: search terms longer than 1000 characters' });
+  t.throws(() => parseNarrow([['sender', 'a,'.repeat(600)]]), { message: 'Invalid narrow operator: operand of sender longer than 1000 characters' });
+  t.throws(() => parseNarrow([{ operator: 'dm', operand: Array.from({ length: 101 }, (_, i) => i + 1) }]), { message: 'Invalid narrow operator: more than 100 users for dm' });
+});

@@ -19,6 +19,7 @@ import type { DirectoryUser } from '@zc/shared/directory';
 import { hasPolicyPermission, systemGroupId, type PolicySubject } from '@zc/shared/policy';
 import { canAccessStream, canCreateStream, canSeeStream, canSubscribeOthers } from '../lib/policy.js';
 import { renderDescription } from '../lib/render-description.js';
+import { checkSubscriptionRequestSize } from '../lib/request-limits.js';
 import { subscribedYouMessage } from '../lib/stream-notices.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { checkStreamName, historyPublicToSubscribers, normaliseDescription, normaliseStreamName, parseMessageRetentionDays, streamPostPolicy } from '../lib/stream-rules.js';
@@ -49,6 +50,7 @@ interface NewStreamSettings {
 class StreamNameTaken extends Error {}
 
 function wantedStreams(r: SubscribeRequest): WantedStream[] {
+  checkSubscriptionRequestSize(r.subscriptions.length, r.principals?.length ?? 0);
   const seen = new Set<string>();
   const out: WantedStream[] = [];
   r.subscriptions.forEach((s, i) => {

@@ -17,6 +17,7 @@ import { canSeeStream } from '../lib/policy.js';
 import { normaliseStreamName } from '../lib/stream-rules.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type Pair } from '../store/subscription-store.js';
+import { checkSubscriptionRequestSize } from '../lib/request-limits.js';
 import { activePrincipals, ensureRealm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 
@@ -45,6 +46,7 @@ type GroupContext = Awaited<ReturnType<SubscriptionsDeps['directory']['groupCont
 
 export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: UnsubscribeInput): Promise<{ removed: string[]; not_removed: string[] }> {
   const { actor } = r;
+  checkSubscriptionRequestSize(r.subscriptions.length, r.principals?.length ?? 0);
   await ensureRealm(deps, actor.realm_id);
   const names = [...new Map(r.subscriptions.map((n) => normaliseStreamName(n)).map((n) => [n.toLowerCase(), n])).values()];
   const found = await streamStore.listByNames(deps.pool, actor.realm_id, names);

@@ -1,6 +1,6 @@
 /** Bus adapters of the subscriptions service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
-import { subscriptionsRpc } from '@zc/shared/contracts';
+import { subscriptionsRpc, registerStateReply } from '@zc/shared/contracts';
 import { checkArchiveStream } from '../actions/archive-stream.js';
 import { checkUpdateMutedTopic } from '../actions/muted-topics.js';
 import { checkAddSubscriptions } from '../actions/subscribe.js';
@@ -33,5 +33,8 @@ export function registerSubscriptionHandlers(bus: Bus, deps: SubscriptionsDeps):
   bus.serve(subscriptionsRpc.streamMembers, async (r) => ({ subscribers: await listStreamMembers(deps, r.actor, r.stream_id) }));
   bus.serve(subscriptionsRpc.subscriptionStatus, async (r) => ({ is_subscribed: await getSubscriptionStatus(deps, r.actor, r.user_id, r.stream_id) }));
   bus.serve(subscriptionsRpc.streamAccess, (r) => getStreamAccess(deps, r));
-  bus.serve(subscriptionsRpc.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
+  bus.serve(subscriptionsRpc.registerState, async (r) => {
+    const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch, r.options);
+    return registerStateReply(snapshot, state);
+  });
 }

@@ -1,6 +1,6 @@
 /** Bus adapters of the uploads service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
-import { uploads } from '@zc/shared/contracts';
+import { uploads, registerStateReply } from '@zc/shared/contracts';
 import { doRemoveAttachment } from '../actions/attachments.js';
 import { checkBeginEmojiUpload, checkDeactivateRealmEmoji } from '../actions/realm-emoji.js';
 import { checkBeginUpload } from '../actions/uploads.js';
@@ -26,5 +26,8 @@ export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
   bus.serve(uploads.listEmoji, (r) => listRealmEmoji(deps, r.actor));
   bus.serve(uploads.findEmoji, (r) => findRealmEmoji(deps, r.realm_id, r.names, r.ids));
   bus.serve(uploads.openEmojiImage, (r) => emojiImageTarget(deps, r.realm_id, r.file));
-  bus.serve(uploads.registerState, (r) => getRegisterState(deps, r.actor, r.fetch));
+  bus.serve(uploads.registerState, async (r) => {
+    const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch);
+    return registerStateReply(snapshot, state);
+  });
 }

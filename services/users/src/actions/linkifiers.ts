@@ -105,7 +105,16 @@ export async function checkReorderLinkifiers(deps: UsersDeps, actor: Actor, orde
 
 export const ALERT_WORD_MAX_LENGTH = 100;
 
+/**
+ * Alert words are matched against every message a user receives, so their number is bounded:
+ * per call (the request's own work) and per user (every later message's).
+ */
+export const ALERT_WORD_LIMITS = { perCall: 100, perUser: 1000 } as const;
+
+const tooManyAlertWords = () => badRequest(`Too many alert words: at most ${ALERT_WORD_LIMITS.perUser} per user.`);
+
 function checkAlertWords(words: readonly string[]): string[] {
+  if (words.length > ALERT_WORD_LIMITS.perCall) throw badRequest(`Too many alert words in one request: at most ${ALERT_WORD_LIMITS.perCall}.`);
   return words.map((w, i) => {
     const word = w.trim();
     if (word.length > ALERT_WORD_MAX_LENGTH) throw badRequest(`alert_words[${i}] is too long (limit: ${ALERT_WORD_MAX_LENGTH} characters)`);
@@ -113,10 +122,12 @@ function checkAlertWords(words: readonly string[]): string[] {
   }).filter((w) => w !== '');
 }
 
-async function changeAlertWords(deps: UsersDeps, actor: Actor, change: (tx: Queryable) => Promise<void>): Promise<string[]> {
+async function changeAlertWords(deps: UsersDeps, actor: Actor, change: (tx: Queryable) => Promise<void>, checkAfter?: (words: string[]) => void): Promise<string[]> {
   return transaction(deps.pool, async (tx) => {
     await change(tx);
     const words = await alertWordStore.listForUser(tx, actor.user_id);
+    // Checked on the result, in the transaction: refused, nothing is written.
+    checkAfter?.(words);
     await addToOutbox(tx, 'users', usersEvents.alertWordsChanged, { realm_id: actor.realm_id, user_id: actor.user_id, alert_words: words });
     await addToOutbox(tx, 'users', eventsInbox.notify, { realm_id: actor.realm_id, users: [actor.user_id], event: { type: 'alert_words', alert_words: words } });
     return words;
@@ -125,9 +136,17 @@ async function changeAlertWords(deps: UsersDeps, actor: Actor, change: (tx: Quer
 
 export function doAddAlertWords(deps: UsersDeps, actor: Actor, words: readonly string[]): Promise<string[]> {
   const clean = checkAlertWords(words);
-  return changeAlertWords(deps, actor, (tx) => alertWordStore.add(tx, actor.realm_id, actor.user_id, clean));
+  return changeAlertWords(
+    deps,
+    actor,
+    (tx) => alertWordStore.add(tx, actor.realm_id, actor.user_id, clean),
+    (all) => {
+      if (all.length > ALERT_WORD_LIMITS.perUser) throw tooManyAlertWords();
+    },
+  );
 }
 
 export function doRemoveAlertWords(deps: UsersDeps, actor: Actor, words: readonly string[]): Promise<string[]> {
+  if (words.length > ALERT_WORD_LIMITS.perCall) throw badRequest(`Too many alert words in one request: at most ${ALERT_WORD_LIMITS.perCall}.`);
   return changeAlertWords(deps, actor, (tx) => alertWordStore.remove(tx, actor.user_id, words.map((w) => w.trim())));
 }

@@ -4,7 +4,7 @@
  * users service owns those facts, so it decides every permission on its own row: an owner
  * demoted and promoted again acts as an owner at once, and a deactivated account acts no more.
  */
-import type { Bus, HandlerContext } from '@zc/shared/bus';
+import type { Bus, HandlerContext, RawJson } from '@zc/shared/bus';
 import type { RpcContract, RequestOf, ReplyOf } from '@zc/shared/bus';
 import type { Actor } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
@@ -30,7 +30,7 @@ export async function currentActor(q: Queryable, actor: Actor): Promise<Actor> {
 /** `bus.serve` whose handlers see each request's actor as `currentActor` gives it. */
 export function servingCurrentActors(bus: Bus, q: Queryable): Serve {
   return {
-    serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C>>): void {
+    serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C> | RawJson>): void {
       bus.serve(c, async (req, ctx) => {
         const actor = carriedActor(req);
         return handler(actor ? ({ ...(req as object), actor: await currentActor(q, actor) } as RequestOf<C>) : req, ctx);

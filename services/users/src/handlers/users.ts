@@ -1,6 +1,6 @@
 /** Bus adapters of the users service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
-import { users } from '@zc/shared/contracts';
+import { users, registerStateReply } from '@zc/shared/contracts';
 import { authenticate, fetchApiKey } from '../actions/auth.js';
 import {
   checkAddLinkifier,
@@ -74,5 +74,8 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   });
   bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresence(deps, actor, fetch));
   bus.serve(users.userPresence, (r) => getUserPresence(deps, r.actor, r));
-  bus.serve(users.registerState, (r) => getRegisterState(deps, r.actor, r.fetch, r.options));
+  bus.serve(users.registerState, async (r) => {
+    const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch, r.options);
+    return registerStateReply(snapshot, state);
+  });
 }

@@ -1,0 +1,118 @@
+/**
+ * Bounded work per request (issue 13): narrows that could make an exploding query, multipart
+ * bodies beyond the body limit, alert words and subscriptions in bulk. Each is refused with a
+ * clear 400 (or 411/413) in the error envelope before the work starts.
+ */
+import http from 'node:http';
+import t from 'tap';
+import { startSystem, type Account } from '../harness.js';
+
+const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString('base64')}`;
+
+/**
+ * POSTs a multipart body of `totalBytes` declared (or chunked when `declare` is false), writing
+ * it slowly and stopping as soon as the gateway answers: a refusal must come before the body.
+ */
+function multipartPost(url: string, auth: string, o: { totalBytes: number; declare: boolean }): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
+  const boundary = 'zclimit';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = http.request(url, {
+      method: 'POST',
+      headers: {
+        authorization: auth,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        ...(o.declare ? { 'content-length': String(o.totalBytes) } : { 'transfer-encoding': 'chunked' }),
+      },
+    });
+    req.on('response', (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, sent }));
+    });
+    req.on('error', (e) => (answered ? undefined : reject(e)));
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    const pump = () => {
+      if (answered || req.destroyed) return;
+      if (sent === 0) {
+        req.write(head);
+        sent += head.length;
+      } else if (sent < o.totalBytes) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, o.totalBytes - sent));
+        req.write(piece);
+        sent += piece.length;
+      } else {
+        req.end();
+        return;
+      }
+      setTimeout(pump, 5);
+    };
+    pump();
+  });
+}
+
+t.test('every request does bounded work', async (t) => {
+  const sys = await startSystem(t, { only: ['users', 'subscriptions', 'messages', 'gateway'] });
+  const { hamlet, iago } = sys.people;
+  const h = sys.client(hamlet);
+
+  t.test('a narrow of many or repeated operators is refused before any query', async (t) => {
+    const repeated = Array.from({ length: 11 }, (_, i) => ({ operator: 'stream', operand: `nowhere ${i}`, negated: true }));
+    const r = await h.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify(repeated) });
+    t.equal(r.status, 400);
+    t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid narrow operator: operator stream used more than 10 times', desc: 'operator stream used more than 10 times' });
+    const many = Array.from({ length: 100 }, (_, i) => ['search', `w${i}`]);
+    const m = await h.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify(many) });
+    t.match(m.body, { result: 'error', msg: 'Invalid narrow operator: too many operators (at most 20)' });
+    const long = await h.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([['search', 'ab '.repeat(400)]]) });
+    t.match(long.body, { result: 'error', msg: 'Invalid narrow operator: search terms longer than 1000 characters' });
+    const same = await h.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify(Array.from({ length: 60 }, () => ['streams', 'public'])) });
+    t.equal(same.status, 200, 'the same term repeated is merged, not refused');
+    const matches = await h.get('/messages/matches_narrow', { msg_ids: JSON.stringify([1]), narrow: JSON.stringify(repeated) });
+    t.match(matches.body, { result: 'error', msg: 'Invalid narrow operator: operator stream used more than 10 times' }, 'matches_narrow shares the rule');
+  });
+
+  t.test('a multipart body beyond the body limit is refused before it is read', async (t) => {
+    const url = `${sys.baseUrl}/api/v1/messages`;
+    const twenty = await multipartPost(url, basic(hamlet), { totalBytes: 20 * 1024 * 1024, declare: true });
+    t.equal(twenty.status, 413, 'a 20 MB part');
+    t.same(twenty.body, { result: 'error', msg: 'Request body too large', code: 'PAYLOAD_TOO_LARGE' });
+    t.ok(twenty.sent < 2 * 1024 * 1024, `answered after ${twenty.sent} bytes, not 20 MB`);
+    const chunked = await multipartPost(url, basic(hamlet), { totalBytes: 20 * 1024 * 1024, declare: false });
+    t.equal(chunked.status, 411, 'a multipart body that declares no length');
+    t.same(chunked.body, { result: 'error', msg: 'A multipart body needs a Content-Length', code: 'BAD_REQUEST' });
+    const small = await h.post('/messages', { type: 'private', to: JSON.stringify([iago.user_id]), content: 'multipart is fine' }, { encoding: 'multipart' });
+    t.equal(small.status, 200, 'a normal multipart request still works');
+  });
+
+  t.test('alert words: at most 100 per call and 1000 per user', async (t) => {
+    const words = (n: number, p: string) => JSON.stringify(Array.from({ length: n }, (_, i) => `${p}${i}`));
+    const tooMany = await h.post('/users/me/alert_words', { alert_words: words(101, 'a') });
+    t.equal(tooMany.status, 400);
+    t.same(tooMany.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many alert words in one request: at most 100.' });
+    const removeMany = await h.delete('/users/me/alert_words', { alert_words: words(101, 'a') });
+    t.same(removeMany.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many alert words in one request: at most 100.' });
+    for (let i = 0; i < 10; i++) t.equal((await h.post('/users/me/alert_words', { alert_words: words(100, `w${i}-`) })).status, 200);
+    const over = await h.post('/users/me/alert_words', { alert_words: words(1, 'last') });
+    t.same(over.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many alert words: at most 1000 per user.' });
+    const list = await h.get('/users/me/alert_words');
+    t.equal((list.body.alert_words as string[]).length, 1000, 'the refused call wrote nothing');
+  });
+
+  t.test('subscribe and unsubscribe: bounded streams, principals and pairs per call', async (t) => {
+    const many = Array.from({ length: 1001 }, (_, i) => ({ name: `s${i}` }));
+    const r = await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify(many) });
+    t.equal(r.status, 400);
+    t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many streams in one request: at most 1000.' });
+    const un = await h.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(many.map((s) => s.name)) });
+    t.same(un.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many streams in one request: at most 1000.' });
+    const principals = JSON.stringify(Array.from({ length: 200 }, () => hamlet.user_id));
+    const pairs = await sys.client(iago).post('/users/me/subscriptions', { subscriptions: JSON.stringify(many.slice(0, 501)), principals });
+    t.same(pairs.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many subscriptions in one request: at most 100000 stream and user pairs.' });
+    const fine = await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'within limits' }]) });
+    t.equal(fine.status, 200);
+  });
+});
