@@ -1,5 +1,6 @@
 /**
- * One subscribe call creating many new streams (described, announced, in a realm with other
+ * The largest subscribe call the limits allow (1,000 new streams for 10 users: 10,000 pairs;
+ * lib/request-limits.ts), creating described, announced streams in a realm with other
  * people) commits and answers well within the gateway's 10 s request timeout: a call that
  * outlives it is answered 503 while it still commits, and a client retrying it then finds
  * half its streams made by a call it was told failed.
