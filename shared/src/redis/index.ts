@@ -12,4 +12,5 @@ export function redisKey(prefix: string, ...parts: Array<string | number>): stri
   return [prefix, ...parts].join(':');
 }
 
+export { RedisBatch, resultValue, type BatchResults } from './batch.js';
 export { CREDENTIAL_TOKEN_TTL_MS, credentialTokenKey, revokeCachedCredentials, type CredentialScope } from './credentials.js';

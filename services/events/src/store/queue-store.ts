@@ -17,7 +17,7 @@
  * ends, so Redis itself expires idle queues.
  */
 import type { Redis } from '@zc/shared/redis';
-import { redisKey } from '@zc/shared/redis';
+import { RedisBatch, redisKey, resultValue } from '@zc/shared/redis';
 import type { NarrowTerm } from '../lib/narrow.js';
 import * as lua from './scripts.js';
 
@@ -82,6 +82,13 @@ const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
 
 export class QueueStore {
+  /**
+   * Polls, heartbeats and releases: when a message lands, every parked poll of its recipients
+   * re-reads its queue at once, and their scripts go to Redis as one pipeline (one write)
+   * rather than one by one. They all go this way, so those of one queue stay in order.
+   */
+  private readonly batch: RedisBatch;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -89,6 +96,21 @@ export class QueueStore {
     for (const [name, [numberOfKeys, source]] of Object.entries(SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua: source });
     }
+    this.batch = new RedisBatch(redis);
+  }
+
+  /** Runs one defined script in the shared batch. */
+  private async batched(name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
+    const [r] = await this.batch.run((p) => void (p as unknown as Scripted)[name]?.(...args));
+    return resultValue(r);
+  }
+
+  /** Live event queues (one meta key each), counted with SCAN: O(keys), for a gauge read rarely. */
+  async countQueues(): Promise<number> {
+    let n = 0;
+    const pattern = `${redisKey(this.prefix, 'evq', '{')}*}:meta`;
+    for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) n += keys.length;
+    return n;
   }
 
   private get scripts(): Scripted {
@@ -228,7 +250,8 @@ export class QueueStore {
     lastEventId: number,
     o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number; guest?: boolean },
   ): Promise<PollResult> {
-    const r = (await this.scripts.zcEvqPoll(
+    const r = (await this.batched(
+      'zcEvqPoll',
       ...this.queueKeys(queueId),
       userId,
       lastEventId,
@@ -253,11 +276,11 @@ export class QueueStore {
 
   /** A parked poll of `generation` ended without events; -1 if the queue is dead. */
   async release(queueId: string, nowMs: number, generation: number): Promise<number> {
-    return Number(await this.scripts.zcEvqRelease(...this.queueKeys(queueId), nowMs, generation));
+    return Number(await this.batched('zcEvqRelease', ...this.queueKeys(queueId), nowMs, generation));
   }
 
   async heartbeat(queueId: string): Promise<number> {
-    return Number(await this.scripts.zcEvqHeartbeat(...this.queueKeys(queueId)));
+    return Number(await this.batched('zcEvqHeartbeat', ...this.queueKeys(queueId)));
   }
 
   /** Deletes the queue if `userId` owns it; false if it did not exist (or was not theirs). */

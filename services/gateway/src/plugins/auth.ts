@@ -12,7 +12,7 @@ import fp from 'fastify-plugin';
 import { subdomainOfHost } from '@zc/shared/config';
 import { users, usersEvents, type Actor } from '@zc/shared/contracts';
 import { AppError, isAppError } from '@zc/shared/errors';
-import { credentialTokenKey, redisKey } from '@zc/shared/redis';
+import { RedisBatch, credentialTokenKey, redisKey } from '@zc/shared/redis';
 import { queueWindowCheck, windowState } from '../lib/sliding-window.js';
 import { RATE_WINDOW_MS, rateLimitHit, userRateKey } from './rate-limit.js';
 
@@ -99,6 +99,9 @@ export default fp(
     const { bus, config, gateway, redis } = app.deps;
     const prefix = config.redisPrefix;
     const cache = new AuthCache(gateway.authCacheTtlMs);
+    // Requests arriving together (every long-poll of a stream re-polls after a message) check
+    // their tokens in one Redis pipeline rather than one round trip each.
+    const batch = new RedisBatch(redis);
     // Core-NATS subscriptions (not queue groups): entries of changed users are dropped early
     // to free memory; correctness comes from the credential tokens checked on every request.
     const stopInvalidations = bus.listen([usersEvents.userUpdated, usersEvents.apiKeyChanged, usersEvents.realmUpdated], (...[subject, payload]) => {
@@ -115,11 +118,11 @@ export default fp(
      * it was cached under: one Redis round trip, which also makes the user's rate-limit check.
      */
     async function stillValid(request: FastifyRequest, cached: { actor: Actor; tokens: CredentialTokens }): Promise<boolean> {
-      const pipeline = redis.pipeline();
-      pipeline.mget(credentialTokenKey(prefix, 'user', cached.actor.user_id), credentialTokenKey(prefix, 'realm', cached.actor.realm_id));
       const limit = gateway.rateLimitPerMinute;
-      if (limit > 0) queueWindowCheck(pipeline, userRateKey(prefix, cached.actor.user_id), limit, RATE_WINDOW_MS);
-      const results = (await pipeline.exec()) ?? [];
+      const results = await batch.run((pipeline) => {
+        pipeline.mget(credentialTokenKey(prefix, 'user', cached.actor.user_id), credentialTokenKey(prefix, 'realm', cached.actor.realm_id));
+        if (limit > 0) queueWindowCheck(pipeline, userRateKey(prefix, cached.actor.user_id), limit, RATE_WINDOW_MS);
+      });
       const failed = results.find(([err]) => err);
       if (failed) throw failed[0] as Error;
       const [user = null, realm = null] = results[0]?.[1] as Array<string | null>;
