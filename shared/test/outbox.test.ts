@@ -11,7 +11,7 @@ import { Type } from '@sinclair/typebox';
 import { Bus, event } from '../src/bus/index.js';
 import { createPool, runMigrations } from '../src/db/index.js';
 import { createLogger } from '../src/logging/index.js';
-import { addToOutbox, startOutboxRelay } from '../src/outbox/index.js';
+import { addManyToOutbox, addToOutbox, startOutboxRelay } from '../src/outbox/index.js';
 import { testEnv } from '../src/testing/index.js';
 
 const SCHEMA = 'relaytest';
@@ -65,6 +65,26 @@ t.test('outbox relay', async (t) => {
     // The last pass's rows are deleted by the next pass (a notification or the poll).
     await until(async () => (await pending()) === 0, 'an empty outbox');
     t.equal(await pending(), 0);
+  });
+
+  t.test('many events written in one call keep their order, across statement chunks', async (t) => {
+    received.length = 0;
+    const total = 4500;
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      await addManyToOutbox(c, SCHEMA, Array.from({ length: total }, (_, n) => ({ c: happened, payload: { n, text: `many ${n}` } })));
+      await c.query('COMMIT');
+    } finally {
+      c.release();
+    }
+    await until(() => received.length >= total, 'every event');
+    t.same(
+      received.map((r) => r.n),
+      Array.from({ length: total }, (_, n) => n),
+      'relayed once each, in the order given',
+    );
+    await t.rejects(addManyToOutbox(pool, SCHEMA, [{ c: happened, payload: { n: 0, text: randomBytes(1_200_000).toString('base64') } }]), { code: 'BAD_REQUEST', httpStatus: 400 }, 'an event the bus cannot carry is refused at the write');
   });
 
   t.test('flush leaves nothing behind', async (t) => {

@@ -3,7 +3,7 @@
  * queues and serves polls; one replica at a time (the leader) appends the inbox's events to
  * the queues. See README.md.
  */
-import { Gauge } from 'prom-client';
+import { Gauge, Histogram } from 'prom-client';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { loadEventsConfig } from './config.js';
 import type { EventsDeps } from './deps.js';
@@ -24,7 +24,16 @@ export const eventsService: ServiceDefinition = {
     await registry.ensure();
     const hub = new PollHub(deps);
     hub.start();
-    const appender = new Appender(deps, hub);
+    // Send-to-delivery latency (operations.md §2.3): from the event's storage in JetStream,
+    // right after the change committed, to its append to the queues, which wakes parked polls.
+    const delivery = new Histogram({
+      name: 'zc_event_delivery_latency_seconds',
+      help: 'From an event stored in JetStream (its change committed) to its append to the event queues, by event type',
+      labelNames: ['type'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [ctx.metrics],
+    });
+    const appender = new Appender(deps, hub, (type, seconds) => delivery.observe({ type }, seconds));
     appender.start();
     registerEventHandlers(ctx.bus, deps, hub);
     new Gauge({
@@ -33,6 +42,19 @@ export const eventsService: ServiceDefinition = {
       registers: [ctx.metrics],
       collect() {
         this.set(hub.parkedCount);
+      },
+    });
+    // Counted by the leader only, at most every 30 s: a SCAN over the queues' keys.
+    let counted = { at: 0, n: 0 };
+    new Gauge({
+      name: 'zc_event_queues',
+      help: 'Live event queues (reported by the events leader; other replicas report nothing)',
+      registers: [ctx.metrics],
+      async collect() {
+        this.reset();
+        if (!appender.isLeader) return;
+        if (Date.now() - counted.at > 30_000) counted = { at: Date.now(), n: await store.countQueues().catch(() => counted.n) };
+        this.set(counted.n);
       },
     });
     new Gauge({

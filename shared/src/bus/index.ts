@@ -9,11 +9,13 @@ import { promisify } from 'node:util';
 import { gunzip as zlibGunzip, gzip as zlibGzip } from 'node:zlib';
 import { connect } from '@nats-io/transport-node';
 import { createInbox, Empty, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { AppError, asOutage, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
+import { Gauge, type Registry } from 'prom-client';
+import { busMetrics, sharedRead, type BusMetrics, type EventOutcome } from '../metrics/index.js';
 import { injectTraceHeaders, withSpan } from '../telemetry/index.js';
 import { coalesceWrites } from './coalesce.js';
 import {
@@ -311,6 +313,10 @@ export class Bus {
   private readonly pending = new Set<PendingAttempt>();
   private sweepTimer?: NodeJS.Timeout;
   private lastSweep = 0;
+  /** RED per subject, once `instrument` gave a registry. */
+  private red?: BusMetrics;
+  /** Durable consumers whose lag /metrics reports (`stream/durable` → names). */
+  private readonly watched = new Map<string, { stream: string; durable: string }>();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -446,6 +452,7 @@ export class Bus {
       msg.respond(Empty, { headers: h });
     }
     let body: ReplyBody;
+    const started = performance.now();
     try {
       // Named after the contract, not the replica-addressed subject: span names stay few.
       body = await withSpan(`process ${this.subject(c.subject)}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
@@ -474,6 +481,11 @@ export class Bus {
         log.error({ err: e }, 'handler failed');
         body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
       }
+    }
+    if (this.red) {
+      const status = 'err' in body ? body.err.status : 200;
+      const outcome = status < 400 ? 'ok' : status === 503 ? 'unavailable' : status < 500 ? 'client_error' : 'error';
+      this.red.request(c.subject, outcome, (performance.now() - started) / 1000);
     }
     if (!msg.reply) return;
     try {
@@ -834,17 +846,22 @@ export class Bus {
           const payload = parseChecked(await eventBytes(m).catch(() => new Uint8Array()), contract.payload);
           if (payload === MALFORMED) {
             log.error({ seq: m.seq, subject: m.subject }, 'malformed event dropped');
+            this.red?.event(contract.subject, 'malformed', 0);
             m.term();
             continue;
           }
           batch.push({ m, contract, payload });
         }
         if (batch.length === 0) continue;
+        const started = performance.now();
         try {
           await withSpan(`process ${batch.length} events`, 'consumer', { 'messaging.batch.message_count': batch.length }, undefined, () =>
             handler(batch.map(({ m, payload }) => [m.subject.slice(this.prefix.length + 1), payload, metaOf(m)] as DeliveredArgs<Cs, EventMeta>)),
           );
           for (const { m } of batch) m.ack();
+          // Each event of a batch took the batch's time to be handled.
+          const seconds = (performance.now() - started) / 1000;
+          for (const { contract } of batch) this.red?.event(contract.subject, 'ok', seconds);
         } catch (err) {
           log.warn({ err, events: batch.length }, 'batch handler failed; applying its events one at a time');
           for (const { m, contract } of batch) await this.deliver(m, contract, one, log, maxDeliver);
@@ -889,6 +906,7 @@ export class Bus {
     }
     const consumer = await this.js.consumers.get(stream, durable);
     const messages = await consumer.consume({ max_messages: opts.batch ?? 256 });
+    this.watchConsumer(stream, durable);
     return { messages, wanted, maxDeliver, log: this.log.child({ stream, durable }) };
   }
 
@@ -903,20 +921,26 @@ export class Bus {
     if (payload === MALFORMED) {
       // Handlers rely on the contract's type; an event that breaks it is its producer's bug.
       log.error({ seq: m.seq, subject: m.subject }, 'malformed event dropped');
+      this.red?.event(contract.subject, 'malformed', 0);
       m.term();
       return;
     }
+    const started = performance.now();
+    const observe = (outcome: EventOutcome) => this.red?.event(contract.subject, outcome, (performance.now() - started) / 1000);
     try {
       await withSpan(`process ${m.subject}`, 'consumer', { 'messaging.destination.name': m.subject, 'messaging.nats.delivery_count': m.info.deliveryCount }, headersToCarrier(m.headers), () =>
         handler(m.subject.slice(this.prefix.length + 1), payload, metaOf(m)),
       );
       m.ack();
+      observe('ok');
     } catch (err) {
       if (m.info.deliveryCount >= maxDeliver) {
         log.error({ err, seq: m.seq }, 'event dead-lettered after repeated failures');
+        observe('dead_letter');
         m.term();
       } else {
         log.warn({ err, seq: m.seq }, 'event handler failed; will retry');
+        observe('retry');
         m.nak(Math.min(30_000, 100 * 2 ** m.info.deliveryCount));
       }
     }
@@ -962,6 +986,45 @@ export class Bus {
     return () => {
       for (const sub of subs) sub.unsubscribe();
     };
+  }
+
+  /**
+   * Records RED per subject for what this process serves and consumes, and reports the lag of
+   * its durable consumers (`watchConsumer`), in `registry`.
+   */
+  instrument(registry: Registry): void {
+    this.red = busMetrics(registry);
+    const watched = this.watched;
+    const jsm = () => this.jsm();
+    // One consumer-info round trip per watched consumer, at scrape time, shared by the gauges.
+    const read = sharedRead(async () => {
+      const m = await jsm().catch(() => undefined);
+      if (!m) return [];
+      const infos = await Promise.all([...watched.values()].map(({ stream, durable }) => m.consumers.info(stream, durable).catch(() => undefined)));
+      return infos.filter((i) => i !== undefined);
+    });
+    const gauge = (name: string, help: string, value: (i: ConsumerInfo) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['stream', 'consumer'],
+        registers: [registry],
+        async collect() {
+          // Consumers no longer watched (a former events leader's) drop out of the output.
+          this.reset();
+          for (const i of await read()) this.set({ stream: i.stream_name, consumer: i.name }, value(i));
+        },
+      });
+    gauge('zc_jetstream_consumer_pending_messages', 'Messages of the stream this durable consumer has not received yet (its lag)', (i) => i.num_pending);
+    gauge('zc_jetstream_consumer_ack_pending_messages', 'Messages delivered to this consumer and not yet acknowledged', (i) => i.num_ack_pending);
+    gauge('zc_jetstream_consumer_redelivered_messages', 'Unacknowledged messages delivered more than once', (i) => i.num_redelivered);
+  }
+
+  /** Reports the lag of `durable` on `stream` in /metrics until the returned function is called. */
+  watchConsumer(stream: string, durable: string): () => void {
+    const key = `${stream}/${durable}`;
+    this.watched.set(key, { stream, durable });
+    return () => void this.watched.delete(key);
   }
 
   /** Not closed for good (while reconnecting the client buffers publishes and this stays true). */

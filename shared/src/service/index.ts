@@ -9,6 +9,7 @@ import { Bus } from '../bus/index.js';
 import { ConfigError, loadConfig, readEnv, type SharedConfig } from '../config/index.js';
 import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
+import { sharedRead } from '../metrics/index.js';
 import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
 import { createRedis, type Redis } from '../redis/index.js';
 import { startTelemetry, stopTelemetry, telemetryEnabled, telemetryStarted } from '../telemetry/index.js';
@@ -60,6 +61,39 @@ export interface StartOptions {
 
 const READY_CHECK_TIMEOUT_MS = 2_000;
 
+/**
+ * Outbox backlog and lag of `schema`, read at scrape time (every replica reports the same
+ * numbers; alerts take max by schema). A growing lag means events are not reaching NATS.
+ */
+function outboxMetrics(registry: Registry, pool: Pool, schema: string): void {
+  const read = sharedRead(async () => {
+    const { rows } = await pool
+      .query<{ n: string; age: number | null }>(`SELECT count(*) AS n, extract(epoch FROM now() - min(created_at))::float8 AS age FROM "${schema}".outbox`)
+      .catch(() => ({ rows: [] as Array<{ n: string; age: number | null }> }));
+    return rows[0] ? { backlog: Number(rows[0].n), lag: Math.max(0, rows[0].age ?? 0) } : undefined;
+  });
+  new Gauge({
+    name: 'zc_outbox_backlog',
+    help: 'Events written to the outbox and not yet relayed to NATS (with those relayed in the last second, deleted by the next pass)',
+    labelNames: ['schema'],
+    registers: [registry],
+    async collect() {
+      const r = await read();
+      if (r) this.set({ schema }, r.backlog);
+    },
+  });
+  new Gauge({
+    name: 'zc_outbox_lag_seconds',
+    help: 'Age of the oldest event not yet relayed to NATS (0 when none waits)',
+    labelNames: ['schema'],
+    registers: [registry],
+    async collect() {
+      const r = await read();
+      if (r) this.set({ schema }, r.lag);
+    },
+  });
+}
+
 function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
@@ -83,12 +117,14 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
     if (applied.length) log.info({ applied }, 'migrations applied');
   }
   const bus = await Bus.connect({ url: config.natsUrl, prefix: config.subjectPrefix, name: `${def.name}-${config.instance}`, log });
+  bus.instrument(metrics);
   const redis = def.usesRedis ? createRedis(config.redisUrl) : (undefined as unknown as Redis);
   const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics };
   const parts = (await def.start(ctx)) ?? {};
   const relay: RelayHandle | undefined =
     def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log }) : undefined;
 
+  if (relay) outboxMetrics(metrics, pool, def.name);
   if (relay) {
     new Gauge({
       name: 'zc_outbox_relay_leader',

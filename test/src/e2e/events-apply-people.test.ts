@@ -49,7 +49,36 @@ t.test('people administration events applied to register state equal a fresh reg
     await verifyAction(t, sys, admin, () => admin.delete(`/users/${othello.user_id}`), { params, expect: ['realm_user/remove'] });
     await verifyAction(t, sys, admin, () => admin.post(`/users/${othello.user_id}/reactivate`), { params, expect: ['realm_user/add'] });
     await verifyAction(t, sys, admin, () => admin.patch(`/users/${bot.user_id}`, { full_name: 'Yorick bot' }), { params, expect: ['realm_user/update', 'realm_bot/update'] });
+    // A rename through PATCH /settings is the same action as an administrator's.
+    await verifyAction(t, sys, admin, () => admin.patch('/settings', { full_name: 'Iago the Ensign' }), { params, expect: ['realm_user/update'] });
+    await verifyAction(t, sys, admin, () => admin.patch(`/users/${iago.user_id}`, { full_name: 'Iago', role: 100 }), { params, expect: ['realm_user/update'] });
     await verifyAction(t, sys, admin, () => admin.delete(`/users/${bot.user_id}`), { params, expect: ['realm_user/remove', 'realm_bot/remove'] });
     await verifyAction(t, sys, admin, () => admin.post(`/users/${bot.user_id}/reactivate`), { params, expect: ['realm_user/add', 'realm_bot/add'] });
+  });
+
+  t.test("deactivating a bot's owner deactivates the bot too (Zulip's do_deactivate_user)", async (t) => {
+    const params = { ...base, event_types: ['realm_user', 'realm_bot'] };
+    const admin = sys.client(iago);
+    const owner = await sys.createUser({ email: 'bot-owner@zulip.test', full_name: 'Bot Owner' });
+    const owned = await sys.createUser({ email: 'owned-bot@zulip.test', full_name: 'Owned bot', is_bot: true });
+    const gone = await sys.createUser({ email: 'gone-bot@zulip.test', full_name: 'Gone bot', is_bot: true });
+    // No POST /bots yet: the harness's bots belong to iago, so these two are handed over in SQL.
+    const users = sys.services.get('users')![0]!.ctx;
+    await users.pool.query('UPDATE users.user_profile SET bot_owner_id = $1 WHERE id = ANY($2::bigint[])', [owner.user_id, [owned.user_id, gone.user_id]]);
+    await admin.delete(`/users/${gone.user_id}`);
+    const events = await verifyAction(t, sys, admin, () => admin.delete(`/users/${owner.user_id}`), { params, expect: ['realm_user/remove', 'realm_bot/remove'] });
+    t.same(
+      events.filter((e) => e.op === 'remove').map((e) => `${e.type}:${((e.person ?? e.bot) as { user_id: number }).user_id}`),
+      [`realm_user:${owner.user_id}`, `realm_user:${owned.user_id}`, `realm_bot:${owned.user_id}`],
+      'the owner, then the active bot; the bot already deactivated is left alone',
+    );
+    t.equal((await sys.client(owned).get('/users/me')).status, 401, "the bot's key stops working at once");
+    // Reactivating the owner does not bring the bots back (Zulip neither).
+    await admin.post(`/users/${owner.user_id}/reactivate`);
+    t.equal((await sys.client(owned).get('/users/me')).status, 401, 'the bot stays deactivated');
+    // Deactivating a bot leaves its owner alone.
+    await admin.post(`/users/${owned.user_id}/reactivate`);
+    await admin.delete(`/users/${owned.user_id}`);
+    t.equal((await sys.client(owner).get('/users/me')).status, 200, 'the owner is still active');
   });
 });

@@ -109,9 +109,9 @@ t.test('every request does bounded work', async (t) => {
     t.same(r.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many streams in one request: at most 1000.' });
     const un = await h.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(many.map((s) => s.name)) });
     t.same(un.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many streams in one request: at most 1000.' });
-    const principals = JSON.stringify(Array.from({ length: 200 }, () => hamlet.user_id));
+    const principals = JSON.stringify(Array.from({ length: 20 }, () => hamlet.user_id));
     const pairs = await sys.client(iago).post('/users/me/subscriptions', { subscriptions: JSON.stringify(many.slice(0, 501)), principals });
-    t.same(pairs.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many subscriptions in one request: at most 100000 stream and user pairs.' });
+    t.same(pairs.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Too many subscriptions in one request: at most 10000 stream and user pairs.' });
     const fine = await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'within limits' }]) });
     t.equal(fine.status, 200);
   });

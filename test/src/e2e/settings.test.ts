@@ -54,6 +54,10 @@ t.test('settings', async (t) => {
       [{ user_list_style: 'two' }, 'user_list_style is not an integer'],
       [{ full_name: '' }, 'Name too short!'],
       [{ full_name: 'x'.repeat(101) }, 'Name too long!'],
+      // The same rules as an administrator's rename (one check, one action: people-admin.ts).
+      [{ full_name: ' H ' }, 'Name too short!'],
+      [{ full_name: 'Hamlet|12' }, 'Invalid format!'],
+      [{ full_name: 'Ham*let' }, 'Invalid characters in name!'],
     ];
     for (const [body, msg] of cases) {
       const r = await h.patch('/settings', { ...body, left_side_userlist: true });

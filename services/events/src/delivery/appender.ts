@@ -40,6 +40,8 @@ const isClientNotify = TypeCompiler.Compile(ClientNotify);
 
 interface Note {
   seq: number;
+  /** When JetStream stored the event (ms since the epoch): right after its change committed. */
+  storedMs: number;
   origin: string;
   txid: string;
   notify: ClientNotify;
@@ -68,6 +70,8 @@ export class Appender {
   constructor(
     private readonly deps: EventsDeps,
     private readonly hub: PollHub,
+    /** Told of every event appended to the queues: its type and seconds since it was stored. */
+    private readonly onDelivered?: (eventType: string, seconds: number) => void,
   ) {}
 
   get isLeader(): boolean {
@@ -170,6 +174,8 @@ export class Appender {
     const consumer = await bus.js.consumers.get(stream, durable);
     const messages = await consumer.consume({ max_messages: 1000 });
     this.messages = messages;
+    // The inbox backlog (events not yet in any queue) is this consumer's lag in /metrics.
+    const unwatch = bus.watchConsumer(stream, durable);
     if (!this.leading || this.stopped) messages.stop();
 
     // Messages pile up here while a batch is applied, so the next batch takes them all at once.
@@ -213,6 +219,7 @@ export class Appender {
         last.ack();
       }
     } finally {
+      unwatch();
       messages.stop();
       await pump.catch(() => undefined);
     }
@@ -247,7 +254,7 @@ export class Appender {
         log.error({ seq: m.seq }, 'malformed client event dropped');
         continue;
       }
-      notes.push({ seq: m.seq, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
+      notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
     }
     const perQueue = await this.route(notes);
     const results = await store.append(perQueue, { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue }, term);
@@ -270,6 +277,10 @@ export class Appender {
       }
     }
     this.hub.broadcastWake(wake);
+    if (this.onDelivered) {
+      const now = Date.now();
+      for (const n of notes) this.onDelivered(String(n.notify.event.type ?? 'unknown'), Math.max(0, now - n.storedMs) / 1000);
+    }
     return !fenced;
   }
 

@@ -105,6 +105,14 @@ export class QueueStore {
     return resultValue(r);
   }
 
+  /** Live event queues (one meta key each), counted with SCAN: O(keys), for a gauge read rarely. */
+  async countQueues(): Promise<number> {
+    let n = 0;
+    const pattern = `${redisKey(this.prefix, 'evq', '{')}*}:meta`;
+    for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) n += keys.length;
+    return n;
+  }
+
   private get scripts(): Scripted {
     return this.redis as unknown as Scripted;
   }

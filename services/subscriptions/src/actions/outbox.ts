@@ -2,7 +2,7 @@
 import type { EventContract, PayloadOf } from '@zc/shared/bus';
 import { eventsInbox } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
-import { addToOutbox } from '@zc/shared/outbox';
+import { addManyToOutbox, addToOutbox } from '@zc/shared/outbox';
 import { SCHEMA } from '../deps.js';
 import type { ClientEvent } from '../lib/client-events.js';
 
@@ -15,4 +15,26 @@ export async function emitDomainEvent<C extends EventContract>(tx: Queryable, c:
 export async function notifyUsers(tx: Queryable, realmId: number, users: readonly number[], event: ClientEvent): Promise<void> {
   if (users.length === 0) return;
   await addToOutbox(tx, SCHEMA, eventsInbox.notify, { realm_id: realmId, users: [...users], event });
+}
+
+/**
+ * Events gathered in order and written at the end in a few statements (`addManyToOutbox`):
+ * for changes that make one or more events per stream, thousands at a time.
+ */
+export class EventBatch {
+  private readonly events: Array<{ c: EventContract; payload: unknown }> = [];
+
+  domain<C extends EventContract>(c: C, payload: PayloadOf<C>): void {
+    this.events.push({ c, payload });
+  }
+
+  notify(realmId: number, users: readonly number[], event: ClientEvent): void {
+    if (users.length === 0) return;
+    this.events.push({ c: eventsInbox.notify, payload: { realm_id: realmId, users: [...users], event } });
+  }
+
+  async write(tx: Queryable): Promise<void> {
+    await addManyToOutbox(tx, SCHEMA, this.events);
+    this.events.length = 0;
+  }
 }

@@ -28,7 +28,7 @@ import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type NewStream, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type NewSubscription, type Pair, type SubscriptionRow } from '../store/subscription-store.js';
 import { activePrincipals, ensureRealm, type Realm } from './directory.js';
-import { emitDomainEvent, notifyUsers } from './outbox.js';
+import { EventBatch } from './outbox.js';
 
 /** A stream named in the request, normalised. */
 interface WantedStream {
@@ -132,30 +132,33 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
   const rendered = await Promise.all(missing.map((w) => renderDescription(w.description, realm.url)));
   const colorOf = new Map(wanted.filter((w) => w.color).map((w) => [w.name.toLowerCase(), w.color as string]));
 
+  const newRows: NewStream[] = missing.map((w, i) => ({
+    realm_id: realm.id,
+    name: w.name,
+    description: w.description,
+    rendered_description: rendered[i] as string,
+    ...settings,
+    creator_id: actor.user_id,
+    can_remove_subscribers_group_id: systemGroupId(realm.id, 'role:administrators'),
+    email_token: newEmailToken(),
+  }));
+
+  // Every statement below handles all streams at once: a call creating a thousand streams
+  // commits in a few round trips, well within its caller's timeout.
   const reply = await transaction(deps.pool, async (tx) => {
-    const created: StreamRow[] = [];
-    for (const [i, w] of missing.entries()) {
-      const row: NewStream = {
-        realm_id: realm.id,
-        name: w.name,
-        description: w.description,
-        rendered_description: rendered[i] as string,
-        ...settings,
-        creator_id: actor.user_id,
-        can_remove_subscribers_group_id: systemGroupId(realm.id, 'role:administrators'),
-        email_token: newEmailToken(),
-      };
-      try {
-        created.push(await streamStore.insert(tx, row));
-      } catch (e) {
-        if (isUniqueViolation(e)) throw new StreamNameTaken();
-        throw e;
-      }
+    let created: StreamRow[];
+    try {
+      created = await streamStore.insertMany(tx, newRows);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new StreamNameTaken();
+      throw e;
     }
     const targets = [...authorized, ...created];
     const added = await subscribeAll(tx, targets, users, colorOf);
-    await writeEvents(deps, tx, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
-    await tellSubscribedUsers(tx, { realm, by: me, created, targets, users, added });
+    const events = new EventBatch();
+    await writeEvents(deps, tx, events, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
+    tellSubscribedUsers(events, { realm, by: me, created, targets, users, added });
+    await events.write(tx);
     return summarise(targets, users, added);
   });
   if (!r.authorization_errors_fatal) reply.unauthorized = unauthorized.map((s) => s.name);
@@ -202,10 +205,7 @@ function summarise(streams: readonly StreamRow[], users: readonly DirectoryUser[
  * someone else subscribed which existing streams they are now in (streams this request
  * created are left out, and bots are not told).
  */
-async function tellSubscribedUsers(
-  tx: Queryable,
-  c: Pick<Changes, 'realm' | 'created' | 'targets' | 'users' | 'added'> & { by: DirectoryUser },
-): Promise<void> {
+function tellSubscribedUsers(events: EventBatch, c: Pick<Changes, 'realm' | 'created' | 'targets' | 'users' | 'added'> & { by: DirectoryUser }): void {
   const created = new Set(c.created.map((s) => s.id));
   const nameOf = new Map(c.targets.map((s) => [s.id, s.name]));
   const batch = randomUUID();
@@ -213,7 +213,7 @@ async function tellSubscribedUsers(
     if (u.id === c.by.id || u.is_bot) continue;
     const names = c.added.filter((p) => p.user_id === u.id && !created.has(p.stream_id)).map((p) => nameOf.get(p.stream_id) as string);
     if (names.length === 0) continue;
-    await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, {
+    events.domain(subscriptionsEvents.notificationBotMessage, {
       realm_id: c.realm.id,
       key: `subscribed-you:${batch}:${u.id}`,
       to: { type: 'private', user_id: u.id },
@@ -237,7 +237,7 @@ interface Changes {
  * subscribers could not see before, the domain facts, each user's subscription add, then
  * peer_add to everyone else who follows the stream's subscribers.
  */
-async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): Promise<void> {
+async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, events: EventBatch, c: Changes): Promise<void> {
   const realmId = c.realm.id;
   const addedTo = new Map<number, number[]>(); // stream id → users newly subscribed
   const addedFor = new Map<number, number[]>(); // user id → streams newly subscribed
@@ -254,9 +254,9 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
   const roleOf = new Map(c.users.map((u) => [u.id, u.role]));
 
   for (const s of c.created) {
-    await emitDomainEvent(tx, subscriptionsEvents.streamCreated, toStreamRecord(s));
+    events.domain(subscriptionsEvents.streamCreated, toStreamRecord(s));
     if (c.announce) {
-      await emitDomainEvent(tx, subscriptionsEvents.streamAnnounced, {
+      events.domain(subscriptionsEvents.streamAnnounced, {
         realm_id: realmId,
         stream_id: s.id,
         stream_name: s.name,
@@ -264,7 +264,7 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
         invite_only: s.invite_only,
       });
     }
-    await notifyUsers(tx, realmId, streamAudience(s, subscribersOf.get(s.id) ?? [], people), streamCreateEvent([toApiStream(s)]));
+    events.notify(realmId, streamAudience(s, subscribersOf.get(s.id) ?? [], people), streamCreateEvent([toApiStream(s)]));
   }
 
   // A user newly subscribed to an existing stream they could not see learns of the stream first.
@@ -272,11 +272,11 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
   for (const [userId, streamIds] of addedFor) {
     const role = roleOf.get(userId) ?? Role.MEMBER;
     const revealed = streamIds.map((id) => streamById.get(id) as StreamRow).filter((s) => !createdIds.has(s.id) && !canSeeStream(role, s, false));
-    for (const streams of inChunks(revealed.map((s) => toApiStream(s, stats.get(s.id))))) await notifyUsers(tx, realmId, [userId], streamCreateEvent(streams));
+    for (const streams of inChunks(revealed.map((s) => toApiStream(s, stats.get(s.id))))) events.notify(realmId, [userId], streamCreateEvent(streams));
   }
 
   for (const s of touched) {
-    await emitDomainEvent(tx, subscriptionsEvents.subscribersAdded, { realm_id: realmId, stream_id: s.id, user_ids: addedTo.get(s.id) ?? [] });
+    events.domain(subscriptionsEvents.subscribersAdded, { realm_id: realmId, stream_id: s.id, user_ids: addedTo.get(s.id) ?? [] });
   }
 
   const rows = await subscriptionStore.listRows(tx, [...addedFor.keys()], touched.map((s) => s.id));
@@ -288,11 +288,11 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Changes): 
       return toApiSubscription(s, sub, { stats: stats.get(id), emailHost: c.realm.host, subscribers: subscribersOf.get(id) ?? [] });
     });
     // Thousands of streams at once go out as several add events (each fits on the bus).
-    for (const chunk of inChunks(subs)) await notifyUsers(tx, realmId, [userId], subscriptionAddEvent(chunk));
+    for (const chunk of inChunks(subs)) events.notify(realmId, [userId], subscriptionAddEvent(chunk));
   }
 
   for (const s of touched) {
     const altered = addedTo.get(s.id) ?? [];
-    await notifyUsers(tx, realmId, peerRecipients(s, subscribersOf.get(s.id) ?? [], people, altered), peerEvent('peer_add', [s.id], altered));
+    events.notify(realmId, peerRecipients(s, subscribersOf.get(s.id) ?? [], people, altered), peerEvent('peer_add', [s.id], altered));
   }
 }

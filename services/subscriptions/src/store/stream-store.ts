@@ -71,6 +71,27 @@ export const streamStore = {
     return rows[0] as StreamRow;
   },
   /**
+   * Inserts every stream in one statement; returns the rows in the order given. Throws a
+   * unique violation when a name is already taken (nothing is inserted then).
+   */
+  async insertMany(q: Queryable, streams: readonly NewStream[]): Promise<StreamRow[]> {
+    if (streams.length === 0) return [];
+    const { rows } = await q.query<StreamRow>(
+      `INSERT INTO subscriptions.stream (realm_id, name, description, rendered_description, invite_only, is_web_public,
+         history_public_to_subscribers, stream_post_policy, message_retention_days, creator_id,
+         can_remove_subscribers_group_id, email_token)
+       SELECT realm_id, name, description, rendered_description, invite_only, is_web_public,
+         history_public_to_subscribers, stream_post_policy, message_retention_days, creator_id,
+         can_remove_subscribers_group_id, email_token
+       FROM json_populate_recordset(NULL::subscriptions.stream, $1::json) WITH ORDINALITY AS s ORDER BY ordinality
+       RETURNING ${COLS}`,
+      [JSON.stringify(streams)],
+    );
+    // RETURNING's order is not promised: back into the caller's (names are unique in a realm).
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    return streams.map((s) => byName.get(s.name) as StreamRow);
+  },
+  /**
    * Applies `changes` to an active stream and bumps its revision; returns the new row, or
    * undefined when the stream is gone. Throws a unique violation for a name already taken.
    */

@@ -56,6 +56,27 @@ async function notifySystemGroupMoves(q: Queryable, realm: RealmRow, before: Use
   }
 }
 
+/**
+ * Zulip's do_change_full_name, the one place a name changes (PATCH /settings for oneself,
+ * PATCH /users/{id} by an administrator): the row, the read models' `userUpdated`, realm_user
+ * update to everyone and, for a bot, realm_bot update to those who administer it. The name is
+ * checked by the caller (checkFullName) and differs from the current one.
+ */
+export async function doChangeFullName(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow, fullName: string): Promise<UserRow> {
+  await userStore.setFullName(q, user.id, fullName);
+  const updated = { ...user, full_name: fullName };
+  await addToOutbox(q, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
+  await notifyEveryone(q, realm.id, { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: fullName } });
+  if (user.is_bot) {
+    await addToOutbox(q, 'users', eventsInbox.notify, {
+      realm_id: realm.id,
+      users: await botAdministrators(q, realm.id, user),
+      event: { type: 'realm_bot', op: 'update', bot: { user_id: user.id, full_name: fullName } },
+    });
+  }
+  return updated;
+}
+
 async function notifyEveryone(q: Queryable, realmId: number, event: Record<string, unknown>): Promise<void> {
   await addToOutbox(q, 'users', eventsInbox.notify, { realm_id: realmId, users: await userStore.listActiveIds(q, realmId), event });
 }
@@ -108,23 +129,13 @@ export async function checkUpdateUser(deps: UsersDeps, actor: Actor, userId: num
       await userStore.setRole(tx, target.id, role);
       demotedToGuest = isGuest({ role }) && !isGuest(target);
       updated = { ...updated, role };
+      await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
       await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, role } });
       await notifySystemGroupMoves(tx, realm, target, updated);
     }
-    if (name !== undefined && name !== target.full_name) {
-      await userStore.setFullName(tx, target.id, name);
-      updated = { ...updated, full_name: name };
-      await notifyEveryone(tx, realm.id, { type: 'realm_user', op: 'update', person: { user_id: target.id, full_name: name } });
-      if (target.is_bot) {
-        await addToOutbox(tx, 'users', eventsInbox.notify, {
-          realm_id: realm.id,
-          users: await botAdministrators(tx, realm.id, target),
-          event: { type: 'realm_bot', op: 'update', bot: { user_id: target.id, full_name: name } },
-        });
-      }
-    }
+    // The name trimmed may be the one the user has.
+    if (name !== undefined && name !== target.full_name) updated = await doChangeFullName(deps, tx, realm, updated, name);
     if (profile) await applyProfileData(deps, tx, realm, target, profile);
-    if (updated !== target) await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
     return updated !== target;
   });
   // The gateway's cached actor carries the role and name: every replica re-checks it before we answer.

@@ -17,7 +17,8 @@ import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
 import { revokeCredentialsOf } from './credential-revocation.js';
 import { doPresenceEnabledChanged } from './presence.js';
-import { checkFullName } from './users.js';
+import { checkFullName } from '../lib/full-name.js';
+import { doChangeFullName } from './people-admin.js';
 
 export interface SettingsChange {
   settings: Partial<UserSettings>;
@@ -28,23 +29,6 @@ export interface SettingsChange {
 
 const PASSWORD_MIN_LENGTH = 6;
 const PASSWORD_MAX_LENGTH = 100;
-
-async function activeUserIds(q: Queryable, realmId: number): Promise<number[]> {
-  return (await userStore.listByRealm(q, realmId)).filter((u) => u.is_active).map((u) => u.id);
-}
-
-/** Zulip's check_change_full_name: realm_user update to everyone, and the read models' event. */
-async function doChangeFullName(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow, fullName: string): Promise<UserRow> {
-  await userStore.setFullName(q, user.id, fullName);
-  const updated = { ...user, full_name: fullName };
-  await addToOutbox(q, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
-  await addToOutbox(q, 'users', eventsInbox.notify, {
-    realm_id: realm.id,
-    users: await activeUserIds(q, realm.id),
-    event: { type: 'realm_user', op: 'update', person: { user_id: user.id, full_name: fullName } },
-  });
-  return updated;
-}
 
 async function checkChangePassword(deps: UsersDeps, q: Queryable, user: UserRow, change: SettingsChange): Promise<void> {
   if (change.new_password === undefined || change.new_password === '') return;
@@ -60,7 +44,7 @@ export async function checkUpdateSettings(deps: UsersDeps, actor: Actor, change:
   // Syntax was checked at the edge; values are checked here, all before anything is written.
   const requested = USER_SETTING_NAMES.filter((k) => change.settings[k] !== undefined);
   for (const k of requested) checkSettingValue(k, change.settings[k]);
-  const fullName = change.full_name === undefined ? undefined : checkFullName(change.full_name, actor.is_bot);
+  const fullName = change.full_name === undefined ? undefined : checkFullName(change.full_name);
 
   let presenceEnabled: boolean | undefined;
   const reply = await transaction(deps.pool, async (tx) => {
@@ -124,7 +108,7 @@ async function announceTimezone(deps: UsersDeps, q: Queryable, realm: RealmRow, 
   await addToOutbox(q, 'users', usersEvents.userUpdated, record);
   await addToOutbox(q, 'users', eventsInbox.notify, {
     realm_id: realm.id,
-    users: await activeUserIds(q, realm.id),
+    users: await userStore.listActiveIds(q, realm.id),
     event: { type: 'realm_user', op: 'update', person: { user_id: user.id, email: record.email, timezone } },
   });
 }
