@@ -29,6 +29,10 @@ interface Fixtures {
   privateStream: number;
   publicMessage: number;
   privateMessage: number;
+  /** In a private stream with protected history, sent before othello joined. */
+  vaultMessage: number;
+  /** In a private stream othello was removed from after it was sent. */
+  leftMessage: number;
   linkifier: number;
   profileField: number;
   group: number;
@@ -88,6 +92,12 @@ const RESOURCE_ROWS: Array<Omit<Row, 'refused'> & { by: RoleName | 'othello' }> 
   { what: "delete someone else's draft", by: 'othello', method: 'delete', path: (f) => `/drafts/${f.draft}`, refusal: err('Draft does not exist', null, 404) },
   { what: "poll someone else's queue", by: 'othello', method: 'get', path: () => '/events', params: (f) => ({ queue_id: f.queue, last_event_id: -1, dont_block: true }), refusal: { status: 400, code: 'BAD_EVENT_QUEUE_ID', msg: 'Bad event queue ID: QUEUE' } },
   { what: "delete someone else's queue", by: 'othello', method: 'delete', path: () => '/events', params: (f) => ({ queue_id: f.queue }), refusal: { status: 400, code: 'BAD_EVENT_QUEUE_ID', msg: 'Bad event queue ID: QUEUE' } },
+  { what: 'protected history: a message from before one joined', by: 'othello', method: 'get', path: (f) => `/messages/${f.vaultMessage}`, refusal: err('Invalid message(s)') },
+  { what: 'protected history: react to it', by: 'othello', method: 'post', path: (f) => `/messages/${f.vaultMessage}/reactions`, params: () => ({ emoji_name: 'smile' }), refusal: err('Invalid message(s)') },
+  { what: 'removed from a private stream: read its message', by: 'othello', method: 'get', path: (f) => `/messages/${f.leftMessage}`, refusal: err('Invalid message(s)') },
+  // (Starring it stays allowed, as in Zulip: the flag is on the user's own row and shows nothing.)
+  { what: 'removed from a private stream: react to its message', by: 'othello', method: 'post', path: (f) => `/messages/${f.leftMessage}/reactions`, params: () => ({ emoji_name: 'smile' }), refusal: err('Invalid message(s)') },
+  { what: 'removed from a private stream: edit its topic', by: 'othello', method: 'patch', path: (f) => `/messages/${f.leftMessage}`, params: () => ({ topic: 'mine now' }), refusal: err('Invalid message(s)') },
   { what: 'a guest reads a public stream they are not in', by: 'guest', method: 'get', path: (f) => `/messages/${f.publicMessage}`, refusal: err('Invalid message(s)') },
   { what: 'a guest subscribes someone to a stream they cannot access', by: 'guest', method: 'post', path: () => '/users/me/subscriptions', params: (f) => ({ subscriptions: JSON.stringify([{ name: 'Matrix public' }]), principals: JSON.stringify([f.othello]) }), refusal: err('Unable to access channel (Matrix public).', null) },
 ];
@@ -103,6 +113,12 @@ t.test('authorization matrix', async (t) => {
   // Fixtures, all created by their owners before the matrix runs.
   await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix public' }]) });
   await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix private' }]), invite_only: true, principals: JSON.stringify([iago.user_id, hamlet.user_id]) });
+  await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix vault' }]), invite_only: true, history_public_to_subscribers: false });
+  const vaultMessage = (await owner.post('/messages', { type: 'stream', to: 'Matrix vault', topic: 't', content: 'before othello' })).body.id as number;
+  await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix vault' }]), principals: JSON.stringify([othello.user_id]) });
+  await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix left' }]), invite_only: true, principals: JSON.stringify([iago.user_id, othello.user_id]) });
+  const leftMessage = (await owner.post('/messages', { type: 'stream', to: 'Matrix left', topic: 't', content: 'othello saw this' })).body.id as number;
+  t.equal((await owner.delete('/users/me/subscriptions', { subscriptions: JSON.stringify(['Matrix left']), principals: JSON.stringify([othello.user_id]) })).status, 200);
   const streamId = async (name: string) => (await owner.get('/get_stream_id', { stream: name })).body.stream_id as number;
   const linkifier = await owner.post('/realm/filters', { pattern: '#(?P<id>[0-9]+)', url_template: 'https://tracker.test/{id}' });
   const field = await owner.post('/realm/profile_fields', { name: 'Team', field_type: 1 });
@@ -114,6 +130,8 @@ t.test('authorization matrix', async (t) => {
     privateStream: await streamId('Matrix private'),
     publicMessage: (await h.post('/messages', { type: 'stream', to: 'Matrix public', topic: 't', content: 'public words' })).body.id as number,
     privateMessage: (await owner.post('/messages', { type: 'stream', to: 'Matrix private', topic: 't', content: 'secret words' })).body.id as number,
+    vaultMessage,
+    leftMessage,
     linkifier: linkifier.body.id as number,
     profileField: field.body.id as number,
     group: 0,
