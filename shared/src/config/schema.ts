@@ -68,7 +68,9 @@ export const ENV_SCHEMA = Type.Object({
   ZC_RATE_LIMIT_PER_MINUTE: int(['gateway'], 'Requests per user per minute (Zulip: 200); 0 switches per-user limiting off (load tests).', 0, 200),
   ZC_RATE_LIMIT_PER_IP_PER_MINUTE: int(['gateway'], 'Unauthenticated requests per client address per minute; 0 switches it off.', 0, 100),
   ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
-  ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service.', 0, 30_000, 3_600_000),
+  // Longer than the 60 s presence ping and the 90 s long-poll, so a client's steady traffic is
+  // answered from the cache; revocation does not wait for it (credential tokens, plugins/auth.ts).
+  ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service (revocations and role or name changes take effect at once whatever it is).', 0, 600_000, 3_600_000),
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
   ZC_ACCESS_LOG: bool(['gateway'], 'One log line per request (route, status, duration, user, trace id; long-polls marked).', true),
   // --- events ----------------------------------------------------------------------------

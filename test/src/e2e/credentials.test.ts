@@ -49,6 +49,19 @@ t.test('revocation holds on every replica when the call answers', async (t) => {
     const sub = await as(gwB, polonius.email, polonius.api_key).post('/users/me/subscriptions', { subscriptions: [{ name: 'promoted at once' }] });
     t.equal(sub.status, 200, 'the member role counts on the other replica');
   });
+
+  t.test('a bot is refused at once on the other replica when its owner is deactivated', async (t) => {
+    const { iago } = sys.people;
+    const owner = await sys.createUser({ email: 'cache-owner@zulip.test', full_name: 'Cache Owner' });
+    const bot = await sys.createUser({ email: 'cache-bot@zulip.test', full_name: 'Cache bot', is_bot: true });
+    // No POST /bots yet: the harness's bots belong to iago, so this one is handed over in SQL.
+    await sys.services.get('users')![0]!.ctx.pool.query('UPDATE users.user_profile SET bot_owner_id = $1 WHERE id = $2', [owner.user_id, bot.user_id]);
+    for (const url of [gwA, gwB]) t.equal((await as(url, bot.email, bot.api_key).get('/users/me')).status, 200);
+    t.equal((await as(gwA, iago.email, iago.api_key).delete(`/users/${owner.user_id}`)).status, 200);
+    const after = await as(gwB, bot.email, bot.api_key).get('/users/me');
+    t.equal(after.status, 401);
+    t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED' });
+  });
 });
 
 t.test('thirty parallel wrong passwords get five checks against a lockout of five', async (t) => {

@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,7 +100,12 @@ const EVERYTHING: Json = {
     gatewayFrom: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
     extraEgress: [{ ports: [{ port: 4318, protocol: 'TCP' }] }],
   },
-  metrics: { serviceMonitor: { enabled: true }, podMonitor: { enabled: true, labels: { release: 'prom' } } },
+  metrics: {
+    serviceMonitor: { enabled: true },
+    podMonitor: { enabled: true, labels: { release: 'prom' } },
+    prometheusRule: { enabled: true, labels: { release: 'prom' }, additionalRules: [{ alert: 'Extra', expr: 'vector(1) > 2' }] },
+    grafanaDashboards: { enabled: true },
+  },
   podLabels: { team: 'chat' },
   services: { messages: { autoscaling: { enabled: true, minReplicas: 2, maxReplicas: 8 }, podLabels: { tier: 'backend' } } },
   extraObjects: [
@@ -217,6 +222,61 @@ t.test('PodMonitor scrapes every pod of the release on the admin port', async (t
   const deployments = objects.filter((o) => o.kind === 'Deployment');
   t.ok(deployments.length >= 7 && deployments.every((d) => matches(selector, podTemplate(d)?.metadata.labels)), 'selects every service');
   t.notOk(render(EXISTING_SECRET).some((o) => o.kind === 'PodMonitor'), 'off by default');
+});
+
+/** Names of the metrics the code registers (prom-client `name: 'zc_…'`), histograms with their series. */
+function definedMetrics(): Set<string> {
+  const out = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (['node_modules', 'dist', 'test'].includes(e.name)) continue;
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.ts')) {
+        const text = readFileSync(p, 'utf8');
+        for (const m of text.matchAll(/(?:name: |gauge\()'(zc_[a-z_]+)'/g)) {
+          const n = m[1] as string;
+          for (const suffix of ['', '_bucket', '_count', '_sum']) out.add(n + suffix);
+        }
+      }
+    }
+  };
+  for (const d of ['shared/src', 'services']) walk(path.join(ROOT, d));
+  return out;
+}
+
+t.test('PrometheusRule alerts and the Grafana dashboard use metrics the services export', async (t) => {
+  const objects = render(EVERYTHING, LONG_RELEASE);
+  const defined = definedMetrics();
+  t.ok(defined.has('zc_bus_requests_total') && defined.has('zc_event_delivery_latency_seconds_bucket'), `${defined.size} metric series known`);
+
+  const rule = objects.find((o) => o.kind === 'PrometheusRule') as K8sObject;
+  const rules = ((rule.spec?.groups as Array<{ rules: Array<{ alert: string; expr: string; annotations?: Record<string, string> }> }>)[0]?.rules ?? []);
+  const alerts = rules.map((r) => r.alert);
+  for (const a of ['ZcHttpErrorRatioHigh', 'ZcOutboxLagHigh', 'ZcJetStreamConsumerLagging', 'ZcEventsLeaderMissing', 'ZcEventDeliverySlow', 'ZcEventsDeadLettered', 'Extra']) t.ok(alerts.includes(a), `alert ${a}`);
+  for (const r of rules.filter((r) => r.alert !== 'Extra')) {
+    const used = [...r.expr.matchAll(/\b(zc_[a-z_]+)/g)].map((m) => m[1] as string);
+    t.ok(used.length > 0 && used.every((n) => defined.has(n)), `${r.alert}: ${used.join(', ')} exported`);
+    t.match(r.expr, /namespace="chat"/, `${r.alert}: scoped to the release's namespace`);
+    t.match(r.annotations?.summary ?? '', /\S/, `${r.alert} has a summary`);
+  }
+  t.notOk(render(EXISTING_SECRET).some((o) => o.kind === 'PrometheusRule' || o.metadata.name.endsWith('-dashboards')), 'both off by default');
+
+  const cm = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.endsWith('-dashboards')) as K8sObject & { data: Record<string, string> };
+  t.equal(cm.metadata.labels?.grafana_dashboard, '1', 'labelled for the Grafana sidecar');
+  const dash = JSON.parse(cm.data['zc-overview.json'] ?? '{}') as { uid: string; panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }> };
+  t.equal(dash.uid, 'zc-overview');
+  const exprs = dash.panels.flatMap((p) => (p.targets ?? []).map((x) => ({ title: p.title, expr: x.expr })));
+  t.ok(exprs.length >= 15, `${exprs.length} queries`);
+  for (const { title, expr } of exprs) {
+    const used = [...expr.matchAll(/\b(zc_[a-z_]+)/g)].map((m) => m[1] as string);
+    t.ok(used.every((n) => defined.has(n)), `${title}: ${used.join(', ') || 'Node runtime metrics'} exported`);
+  }
+  // What operations.md asks to see: RED per route and per subject, outbox, JetStream, queues, latency.
+  const all = exprs.map((e) => e.expr).join('\n');
+  for (const n of ['zc_http_requests_total', 'zc_bus_requests_total', 'zc_bus_events_total', 'zc_outbox_lag_seconds', 'zc_outbox_backlog', 'zc_jetstream_consumer_pending_messages', 'zc_event_queues', 'zc_events_parked_polls', 'zc_event_delivery_latency_seconds_bucket']) {
+    t.ok(all.includes(n), `the dashboard shows ${n}`);
+  }
 });
 
 t.test('missing credentials stop the render with a message naming them', async (t) => {

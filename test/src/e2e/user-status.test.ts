@@ -3,6 +3,7 @@ import t from 'tap';
 import { startSystem } from '../harness.js';
 import { register } from './events-support.js';
 import { verifyAction } from './events-verify.js';
+import { imageFile, png, postEmoji } from './realm-emoji-support.js';
 
 const ok = { result: 'success', msg: '' };
 const err = (msg: string) => ({ result: 'error', code: 'BAD_REQUEST', msg });
@@ -64,5 +65,44 @@ t.test('user status', async (t) => {
     await verifyAction(t, sys, o, () => h.post('/users/me/status', { status_text: 'To be', emoji_name: 'skull' }), { params, expect: ['user_status'] });
     await verifyAction(t, sys, o, () => h.post('/users/me/status', { emoji_name: '' }), { params, expect: ['user_status'] });
     await verifyAction(t, sys, o, () => h.post('/users/me/status', { status_text: '' }), { params, expect: ['user_status'] });
+  });
+
+  t.test('a custom emoji of the realm, asked of the uploads service', async (t) => {
+    t.equal((await postEmoji(sys, hamlet, 'party_parrot', [imageFile(await png(32, 32))])).status, 200);
+    // Only administrators may override a built-in name.
+    t.equal((await postEmoji(sys, sys.people.iago, 'smile', [imageFile(await png(32, 32, { r: 1, g: 2, b: 3 }))])).status, 200);
+    const emoji = (await h.get('/realm/emoji')).body.emoji as Record<string, { id: string; name: string }>;
+    const idOf = (name: string) => Object.values(emoji).find((e) => e.name === name)?.id as string;
+    const parrot = idOf('party_parrot');
+
+    // By name (at once: no read model to wait for), and by name, code and type.
+    t.same((await h.post('/users/me/status', { emoji_name: 'party_parrot' })).body, ok);
+    t.match(await statuses(), { [hamlet.user_id]: { emoji_name: 'party_parrot', emoji_code: parrot, reaction_type: 'realm_emoji' } });
+    t.same((await h.post('/users/me/status', { emoji_name: 'party_parrot', emoji_code: parrot, reaction_type: 'realm_emoji' })).body, ok);
+    // A custom emoji named like a built-in one takes the name (Zulip's get_emoji_data).
+    t.same((await h.post('/users/me/status', { emoji_name: 'smile' })).body, ok);
+    t.match(await statuses(), { [hamlet.user_id]: { emoji_name: 'smile', emoji_code: idOf('smile'), reaction_type: 'realm_emoji' } });
+    // The built-in one is still there by its code.
+    t.same((await h.post('/users/me/status', { emoji_name: 'smile', emoji_code: '1f642', reaction_type: 'unicode_emoji' })).body, ok);
+
+    const cases: Array<[Record<string, string>, ReturnType<typeof err>]> = [
+      [{ emoji_name: 'party_parrot', emoji_code: '999999', reaction_type: 'realm_emoji' }, err('Invalid custom emoji.')],
+      [{ emoji_name: 'smile', emoji_code: parrot, reaction_type: 'realm_emoji' }, err('Invalid custom emoji name.')],
+    ];
+    for (const [body, want] of cases) t.same((await h.post('/users/me/status', body)).body, want, want.msg);
+
+    const events = await verifyAction(t, sys, sys.client(othello), () => h.post('/users/me/status', { emoji_name: 'party_parrot' }), {
+      params: { client_gravatar: false, event_types: ['user_status'] },
+      expect: ['user_status'],
+    });
+    t.match(events[0], { type: 'user_status', user_id: hamlet.user_id, emoji_name: 'party_parrot', emoji_code: parrot, reaction_type: 'realm_emoji' });
+
+    // Deactivated a moment ago: refused at once, by name and by code.
+    t.equal((await h.delete('/realm/emoji/party_parrot')).status, 200);
+    t.same((await h.post('/users/me/status', { emoji_name: 'party_parrot' })).body, err("Emoji 'party_parrot' does not exist"));
+    t.same(
+      (await h.post('/users/me/status', { emoji_name: 'party_parrot', emoji_code: parrot, reaction_type: 'realm_emoji' })).body,
+      err('This custom emoji has been deactivated.'),
+    );
   });
 });

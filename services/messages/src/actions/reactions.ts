@@ -10,7 +10,7 @@ import { transaction, type Queryable } from '@zc/shared/db';
 import { AppError, badRequest, requestVariableMissing } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
 import type { MessagesDeps } from '../deps.js';
-import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '../lib/emoji.js';
+import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '@zc/shared/emoji';
 import { FLAG_BITS } from '../lib/flags.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
 import { realmEmojiNamed } from './realm-emoji.js';

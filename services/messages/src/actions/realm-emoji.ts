@@ -15,7 +15,7 @@
  */
 import { uploads, uploadsEvents, type RealmEmoji, type RealmEmojiChanged } from '@zc/shared/contracts';
 import type { MessagesDeps } from '../deps.js';
-import { isBuiltInEmojiName } from '../lib/emoji.js';
+import { isBuiltInEmojiName } from '@zc/shared/emoji';
 import { realmEmojiStore } from '../store/realm-emoji-store.js';
 
 /** How long a send waits for the uploads service before rendering from the read model. */

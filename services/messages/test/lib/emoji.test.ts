@@ -1,5 +1,5 @@
 import t from 'tap';
-import { customEmojiCandidates, isBuiltInEmojiName } from '../../src/lib/emoji.js';
+import { customEmojiCandidates } from '../../src/lib/emoji.js';
 
 t.test('customEmojiCandidates finds every :name: a custom emoji could have', async (t) => {
   const cases: Array<[string, string[]]> = [
@@ -15,8 +15,3 @@ t.test('customEmojiCandidates finds every :name: a custom emoji could have', asy
   t.equal(customEmojiCandidates(many).length, 100, 'at most 100 names are looked up');
 });
 
-t.test('isBuiltInEmojiName knows Unicode names and zulip', async (t) => {
-  t.ok(isBuiltInEmojiName('smile'));
-  t.ok(isBuiltInEmojiName('zulip'));
-  t.notOk(isBuiltInEmojiName('party_time'));
-});

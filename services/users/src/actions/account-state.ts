@@ -10,6 +10,7 @@ import { transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
 import { realmHostOf, type UsersDeps } from '../deps.js';
 import { generateApiKey } from '../lib/credentials.js';
+import { mustBeAdmin, mustBeOwner } from '../lib/errors.js';
 import { toUserRecord } from '../lib/user-view.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
@@ -83,12 +84,11 @@ export async function doRegenerateApiKey(deps: UsersDeps, realmId: number, userI
  * by owners, and the last active owner never.
  */
 export async function checkDeactivateUser(deps: UsersDeps, actor: Actor, userId: number): Promise<void> {
+  // Zulip's require_realm_admin comes first: a lesser role learns nothing about the id.
+  if (userId !== actor.user_id && !isAdmin(actor)) throw mustBeAdmin();
   const target = await userStore.findById(deps.pool, actor.realm_id, userId);
   if (!target || target.is_system_bot) throw noSuchUser();
-  if (userId !== actor.user_id) {
-    if (!isAdmin(actor)) throw badRequest('Must be an organization administrator');
-    if (target.role === Role.OWNER && actor.role !== Role.OWNER) throw badRequest('Must be an organization owner');
-  }
+  if (userId !== actor.user_id && target.role === Role.OWNER && actor.role !== Role.OWNER) throw mustBeOwner();
   if (target.role === Role.OWNER) {
     const owners = (await userStore.listByRealm(deps.pool, actor.realm_id)).filter((u) => u.is_active && u.role === Role.OWNER);
     if (owners.length <= 1) throw badRequest('Cannot deactivate the only organization owner');

@@ -7,8 +7,8 @@ import type { UsersDeps } from '../deps.js';
 import { checkLinkifier, legacyFormatToTemplate } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import { userStore } from '../store/user-store.js';
+import { mustBeAdmin } from '../lib/errors.js';
 
-const mustBeAdmin = () => badRequest('Must be an organization administrator');
 const linkifierNotFound = () => badRequest('Linkifier not found.');
 
 function requireAdmin(actor: Actor): void {

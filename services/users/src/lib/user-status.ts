@@ -2,7 +2,7 @@
  * Zulip's user status rules (views/user_status.py, lib/user_status.py): what a request may
  * set, and how a status looks in /register and events (keys only while non-empty).
  */
-import { emojiTables } from '@zc/markdown';
+import { checkEmojiRequest, emojiByName, parseReactionType, type EmojiRef, type RealmEmojiRef } from '@zc/shared/emoji';
 import { badRequest } from '@zc/shared/errors';
 import type { StatusChange, UserStatusRow } from '../store/user-status-store.js';
 
@@ -17,39 +17,43 @@ export interface StatusRequest {
 }
 
 /**
- * Checks a POST /users/me/status request and returns the stored fields it changes. A bare
- * emoji name is looked up; an empty name clears the emoji. Custom (realm) emoji are not known
- * to this service: they are refused as Zulip refuses an unknown one.
- * TODO(issue-8): share the emoji rules with the messages service's reactions (lib/emoji.ts there).
+ * The checks that need no emoji data, made before anything is asked of the uploads service:
+ * something to change, a text within its limit, a code or type only with a name.
  */
-export function checkStatusRequest(r: StatusRequest): StatusChange {
+export function checkStatusShape(r: StatusRequest): void {
   const text = r.status_text?.trim();
   if (r.away === undefined && text === undefined && r.emoji_name === undefined) throw badRequest('Client did not pass any new values.');
   if (text !== undefined && text.length > STATUS_TEXT_MAX_LENGTH) throw badRequest(`status_text is too long (limit: ${STATUS_TEXT_MAX_LENGTH} characters)`);
-  const change: StatusChange = text === undefined ? {} : { status_text: text };
-  if (r.emoji_name === undefined) {
-    if (r.emoji_code !== undefined || r.reaction_type !== undefined) {
-      throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
-    }
-    return change;
+  if (r.emoji_name === undefined && (r.emoji_code !== undefined || r.reaction_type !== undefined)) {
+    throw badRequest('Client must pass emoji_name if they pass either emoji_code or reaction_type.');
   }
+}
+
+/** The realm emoji a request may name (by its name, and by its code for realm_emoji), to be asked of their owner. */
+export function statusEmojiLookup(r: StatusRequest): { names: string[]; ids: string[] } | undefined {
+  if (r.emoji_name === undefined || r.emoji_name === '') return undefined;
+  return { names: [r.emoji_name], ids: r.reaction_type === 'realm_emoji' && r.emoji_code !== undefined ? [r.emoji_code] : [] };
+}
+
+/**
+ * Checks a POST /users/me/status request (after `checkStatusShape`) and returns the stored
+ * fields it changes, as Zulip's update_user_status_backend: an empty name clears the emoji; a
+ * name without code and type is looked up (the realm's active custom emoji first); the emoji
+ * must then be one (the rules reactions follow too, @zc/shared/emoji). `realmEmoji` holds the
+ * realm's emoji named by `statusEmojiLookup`.
+ */
+export function checkStatusRequest(r: StatusRequest, realmEmoji: readonly RealmEmojiRef[]): StatusChange {
+  checkStatusShape(r);
+  const text = r.status_text?.trim();
+  const change: StatusChange = text === undefined ? {} : { status_text: text };
+  if (r.emoji_name === undefined) return change;
   if (r.emoji_name === '') return { ...change, emoji_name: '', emoji_code: '', reaction_type: 'unicode_emoji' };
   const name = r.emoji_name;
-  const tables = emojiTables();
-  const known = name === 'zulip' ? { code: 'zulip', type: 'zulip_extra_emoji' } : tables.nameToCode.has(name) ? { code: tables.nameToCode.get(name) as string, type: 'unicode_emoji' } : undefined;
-  if (!known && r.reaction_type !== 'realm_emoji') throw badRequest(`Emoji '${name}' does not exist`);
-  const code = r.emoji_code ?? known?.code ?? '';
-  const type = r.reaction_type ?? known?.type ?? 'unicode_emoji';
-  if (type === 'realm_emoji') throw badRequest('Invalid custom emoji.');
-  if (type === 'zulip_extra_emoji') {
-    if (code !== 'zulip') throw badRequest('Invalid emoji code.');
-    if (name !== code) throw badRequest('Invalid emoji name.');
-  } else if (type === 'unicode_emoji') {
-    if (!tables.codeToName.has(code)) throw badRequest('Invalid emoji code.');
-    if (tables.nameToCode.get(name) !== code) throw badRequest('Invalid emoji name.');
-  } else {
-    throw badRequest('Invalid emoji type.');
-  }
+  const given = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);
+  const found = r.emoji_code !== undefined && given !== undefined ? undefined : emojiByName(name, realmEmoji);
+  const code = r.emoji_code ?? (found as EmojiRef).emoji_code;
+  const type = given ?? (found as EmojiRef).reaction_type;
+  checkEmojiRequest(name, code, type, realmEmoji);
   return { ...change, emoji_name: name, emoji_code: code, reaction_type: type };
 }
 
