@@ -106,6 +106,15 @@ const COMMANDS = {
       return { user_id: user.id };
     },
   },
+  'change-email': {
+    summary: "Change a user's email address (they log in with the new one; realm users are told)",
+    options: { ...userOpts, 'new-email': { type: 'string', help: 'the new address', required: true } },
+    async run(ctx, a) {
+      const { realm, user } = await ctx.user(a);
+      const { changed } = await users.doChangeEmail(ctx.deps, realm.id, user.id, a['new-email']);
+      return { user_id: user.id, email: a['new-email'].trim(), changed };
+    },
+  },
   'rotate-api-key': {
     summary: "Give a user a new API key (the old one stops working); prints it",
     options: userOpts,

@@ -3,13 +3,17 @@
  * acting owner for the permission-checked actions the API uses, so the CLI obeys the same
  * rules (the last owner keeps the role, and so on).
  */
-import { Role, type Actor } from '@zc/shared/contracts';
+import { Role, eventsInbox, usersEvents, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
-import type { Queryable } from '@zc/shared/db';
-import type { UsersDeps } from './deps.js';
+import { transaction, type Queryable } from '@zc/shared/db';
+import { addToOutbox } from '@zc/shared/outbox';
+import { realmHostOf, type UsersDeps } from './deps.js';
+import { revokeCredentialsOf } from './actions/credential-revocation.js';
+import { checkEmail, emailInUse } from './actions/users.js';
 import { hashPassword } from './lib/credentials.js';
+import { EMAIL_VISIBILITY_EVERYONE, avatarUrl, toUserRecord } from './lib/user-view.js';
 import { userStore } from './store/user-store.js';
-import type { RealmRow } from './store/realm-store.js';
+import { realmStore, type RealmRow } from './store/realm-store.js';
 
 export interface RealmSummary {
   realm_id: number;
@@ -57,4 +61,39 @@ export async function doSetPassword(deps: UsersDeps, realmId: number, userId: nu
   const user = await userStore.findById(deps.pool, realmId, userId);
   if (!user) throw badRequest('No such user');
   await userStore.setPasswordHash(deps.pool, user.id, await hashPassword(password));
+}
+
+/**
+ * Changes a user's address (Zulip's do_change_user_delivery_email, without the confirmation
+ * mail an operator does not need): the other services' read models hear `userUpdated`; the
+ * user and the realm's administrators get realm_user update {delivery_email}; where addresses
+ * are public everyone gets {new_email}; a Gravatar avatar (hashed from the address) changes
+ * too. Cached credentials are dropped, as the gateway's cached actor carries the address.
+ */
+export async function doChangeEmail(deps: UsersDeps, realmId: number, userId: number, rawEmail: string): Promise<{ changed: boolean }> {
+  const email = checkEmail(rawEmail);
+  const changed = await transaction(deps.pool, async (tx) => {
+    const user = await userStore.findByIdForUpdate(tx, realmId, userId);
+    if (!user) throw badRequest('No such user');
+    if (user.delivery_email === email) return false;
+    const other = await userStore.findByDeliveryEmail(tx, realmId, email);
+    if (other && other.id !== user.id) throw emailInUse();
+    const realm = await realmStore.findById(tx, realmId);
+    if (!realm) throw badRequest('No such realm');
+    await tx.query('UPDATE users.user_profile SET delivery_email = $2 WHERE id = $1', [user.id, email]);
+    const updated = { ...user, delivery_email: email };
+    await addToOutbox(tx, 'users', usersEvents.userUpdated, toUserRecord(updated, realm, realmHostOf(deps, realm)));
+    const active = (await userStore.listByRealm(tx, realmId)).filter((u) => u.is_active);
+    const notify = (users: number[], person: Record<string, unknown>) =>
+      users.length ? addToOutbox(tx, 'users', eventsInbox.notify, { realm_id: realmId, users, event: { type: 'realm_user', op: 'update', person: { user_id: user.id, ...person } } }) : undefined;
+    const seesDelivery = active.filter((u) => u.id === user.id || u.role <= Role.ADMINISTRATOR).map((u) => u.id);
+    await notify(seesDelivery, { delivery_email: email });
+    if (realm.email_address_visibility === EMAIL_VISIBILITY_EVERYONE) await notify(active.map((u) => u.id), { new_email: email });
+    if (user.avatar_source === 'G') {
+      await notify(active.map((u) => u.id), { avatar_source: 'G', avatar_url: avatarUrl(updated, false, realm), avatar_url_medium: avatarUrl(updated, false, realm), avatar_version: updated.avatar_version });
+    }
+    return true;
+  });
+  if (changed) await revokeCredentialsOf(deps, { userIds: [userId] });
+  return { changed };
 }

@@ -11,4 +11,4 @@ export { ApiKeyVault, generateApiKey } from './lib/credentials.js';
 export { MIGRATIONS_DIR } from './service.js';
 export { checkReactivateUser, checkUpdateUser } from './actions/people-admin.js';
 export { userStore } from './store/user-store.js';
-export { doSetPassword, listRealms, listUsers, ownerActor } from './admin.js';
+export { doChangeEmail, doSetPassword, listRealms, listUsers, ownerActor } from './admin.js';

@@ -210,7 +210,9 @@ export class Directory {
   /** The realm's groups by id, and what their members are computed from (policy/allMembers). */
   async groupContext(q: Queryable, realmId: number): Promise<{ groupsById: Map<number, GroupShape>; people: { users: Array<{ id: number; role: number; date_joined: Date }>; waitingPeriodDays: number } }> {
     const realm = await this.ensureRealm(realmId);
-    const [groups, users] = await Promise.all([this.store.realmGroups(q, realmId), this.store.activePeers(q, realmId)]);
+    // One after the other: `q` may be one client (a transaction, a snapshot read), which runs one query at a time.
+    const groups = await this.store.realmGroups(q, realmId);
+    const users = await this.store.activePeers(q, realmId);
     return {
       // A copy loaded before groups existed still knows the system groups.
       groupsById: withSystemGroups(realmId, groups),

@@ -13,7 +13,7 @@ import { testEnv } from '@zc/shared/testing';
 t.setTimeout(300_000); // a dozen CLI processes on a busy machine
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'rotate-api-key'];
+const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'rotate-api-key'];
 
 interface Run {
   code: number | null;
@@ -118,6 +118,18 @@ t.test('account commands end to end', async (t) => {
   t.match(await run('reactivate-user', '--realm', 'ops', '--email', 'ann@ops.test'), { code: 0 });
   t.equal((await row(annId)).is_active, true);
   t.match(await run('reactivate-user', '--realm', 'ops', '--email', 'ann@ops.test'), { code: 1, json: { msg: /already active/ } });
+
+  const changed = await run('change-email', '--realm', 'ops', '--email', 'ann@ops.test', '--new-email', ' Ann.New@ops.test ');
+  t.match(changed, { code: 0, json: { user_id: annId, email: 'Ann.New@ops.test', changed: true } }, changed.stderr);
+  t.equal((await sql.query('SELECT delivery_email FROM users.user_profile WHERE id = $1', [annId])).rows[0]?.delivery_email, 'Ann.New@ops.test');
+  const outbox = (await sql.query<{ subject: string; payload: Record<string, unknown> }>('SELECT subject, payload FROM users.outbox ORDER BY id')).rows;
+  t.ok(outbox.some((r) => r.subject === 'users.evt.v1.user.updated' && r.payload.user_id === annId && r.payload.delivery_email === 'Ann.New@ops.test'), 'read models hear of the new address');
+  const told = outbox.find((r) => r.subject === 'events.inbox.v1.notify' && JSON.stringify(r.payload.event).includes('"delivery_email":"Ann.New@ops.test"'));
+  t.match(told?.payload, { event: { type: 'realm_user', op: 'update', person: { user_id: annId, delivery_email: 'Ann.New@ops.test' } } }, 'clients get realm_user update');
+  t.ok((told?.payload.users as number[]).includes(Number(annId)), 'the user is told');
+  t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@OPS.test', '--new-email', 'Ann.New@ops.test'), { code: 0, json: { changed: false } }, 'the same address: nothing to do');
+  t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@ops.test', '--new-email', 'OWNER@ops.test'), { code: 1, json: { msg: /already in use/ } }, "another user's address (any case)");
+  t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@ops.test', '--new-email', 'not an address'), { code: 1, json: { msg: /Invalid email/ } });
 
   t.match(await run('deactivate-user', '--realm', 'ops', '--email', 'nobody@ops.test'), { code: 1, json: { msg: /no user nobody@ops.test/ } });
   t.match(await run('list-users', '--realm', 'nope'), { code: 1, json: { msg: /no realm with subdomain 'nope'/ } });

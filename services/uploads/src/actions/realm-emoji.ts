@@ -49,7 +49,9 @@ export async function checkBeginEmojiUpload(deps: UploadsDeps, actor: Actor, raw
 
 /** The realm's whole set to its active users, and the changed emoji to other services. */
 async function notifyRealmEmoji(deps: UploadsDeps, tx: Queryable, realmId: number, changed: RealmEmojiRow): Promise<void> {
-  const [all, people] = await Promise.all([deps.emojiStore.listForRealm(tx, realmId), deps.directory.realmPeople(tx, realmId)]);
+  // One after the other: a transaction's client runs one query at a time.
+  const all = await deps.emojiStore.listForRealm(tx, realmId);
+  const people = await deps.directory.realmPeople(tx, realmId);
   await addToOutbox(tx, 'uploads', eventsInbox.notify, {
     realm_id: realmId,
     users: people.everyone,

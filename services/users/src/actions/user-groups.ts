@@ -19,7 +19,9 @@ const alreadyExists = (name: string) => badRequest(`User group '${name}' already
 
 /** Zulip's can_edit_user_groups: the realm's user_group_edit_policy. */
 async function checkMayEditGroups(q: Queryable, actor: Actor): Promise<void> {
-  const [realm, me] = await Promise.all([realmStore.findById(q, actor.realm_id), userStore.findById(q, actor.realm_id, actor.user_id)]);
+  // One after the other: `q` may be one client (a transaction, a snapshot read), which runs one query at a time.
+  const realm = await realmStore.findById(q, actor.realm_id);
+  const me = await userStore.findById(q, actor.realm_id, actor.user_id);
   if (!realm || !me) throw insufficientPermission();
   const s = realmSettings(realm.settings);
   if (!hasPolicyPermission(me, s.user_group_edit_policy, s.waiting_period_threshold)) throw insufficientPermission();

@@ -28,10 +28,16 @@ const SUBDOMAIN_RE = /^$|^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 
 export const emailInUse = () => new AppError(null, 'Email is already in use.', 400);
 
+/** A well-formed address (trimmed), or Zulip's 'Invalid email' error. */
+export function checkEmail(raw: string): string {
+  const email = raw.trim();
+  if (!EMAIL_RE.test(email) || email.length > 254) throw badRequest(`Invalid email '${raw}'`);
+  return email;
+}
+
 /** Checks the account fields a client can get wrong; returns them normalised. */
 export function checkNewAccount(a: NewAccount): NewAccount {
-  const email = a.email.trim();
-  if (!EMAIL_RE.test(email) || email.length > 254) throw badRequest(`Invalid email '${a.email}'`);
+  const email = checkEmail(a.email);
   return { ...a, email, full_name: checkFullName(a.full_name, a.is_bot ?? false) };
 }
 

@@ -11,14 +11,18 @@ import { userStore } from '../store/user-store.js';
 
 /** The realm's users (deactivated ones too, as Zulip keeps their memberships) as system groups see them. */
 export async function groupPeople(q: Queryable, realmId: number): Promise<GroupPeople> {
-  const [realm, users] = await Promise.all([realmStore.findById(q, realmId), userStore.listByRealm(q, realmId)]);
+  // One after the other: `q` may be one client (a transaction, a snapshot read), which runs one query at a time.
+  const realm = await realmStore.findById(q, realmId);
+  const users = await userStore.listByRealm(q, realmId);
   // One clock for every user's waiting period (not a Date per user and group).
   return { users, waitingPeriodDays: realm ? realmSettings(realm.settings).waiting_period_threshold : 0, now: new Date() };
 }
 
 /** The realm's groups with their direct members (`people` when the caller has already read them). */
 export async function listUserGroups(q: Queryable, realmId: number, people?: GroupPeople): Promise<ApiUserGroup[]> {
-  const [groups, known] = await Promise.all([userGroupStore.listForRealm(q, realmId), people ?? groupPeople(q, realmId)]);
+  // One after the other: `q` may be one client (a transaction, a snapshot read), which runs one query at a time.
+  const groups = await userGroupStore.listForRealm(q, realmId);
+  const known = people ?? (await groupPeople(q, realmId));
   return groups.map((g) => toApiUserGroup(g, known));
 }
 
