@@ -185,26 +185,54 @@ export interface PeerResult {
   p99_ms: number;
   delivered: number;
   expected: number;
-  /** CPU of the peer's server (beam.smp) per delivery, sampled from /proc while it ran. */
+  /** CPU of the peer's server (its beam.smp) per delivery, sampled from /proc while the load generator ran. */
   cpu_ms_per_delivery?: number;
 }
 
 const DEFAULT_PEER = fileURLToPath(new URL('../../../../shared/bench/ejabberd/run.sh', import.meta.url));
 
-/** utime + stime (s) of every running beam.smp (the peer's server). */
-function beamCpuSeconds(): Map<number, number> {
-  const out = new Map<number, number>();
+/** Running processes whose command line matches `pattern`: pid, command line, utime + stime (s). */
+function processesMatching(pattern: RegExp): Array<{ pid: number; cmd: string; cpu: number }> {
+  const out: Array<{ pid: number; cmd: string; cpu: number }> = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (!pattern.test(cmd)) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(beam.smp)')) continue;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(pid), (Number(f[11]) + Number(f[12])) / 100);
+      out.push({ pid: Number(pid), cmd, cpu: (Number(f[11]) + Number(f[12])) / 100 });
     } catch {
       /* gone meanwhile */
     }
   }
   return out;
+}
+
+/**
+ * CPU of the peer's server (the beam.smp started with `-s ejabberd`) while its load generator
+ * (muc.mjs) runs: not its start, nor the `ejabberdctl` calls registering users (each its own
+ * short-lived beam.smp), which would otherwise be charged to the deliveries.
+ */
+class PeerCpu {
+  private atStart?: number;
+  private atEnd?: number;
+  private readonly timer = setInterval(() => this.sample(), 100);
+
+  private sample(): void {
+    const server = processesMatching(/beam\.smp .*-s ejabberd( |$)/)[0];
+    if (!server) return;
+    const running = processesMatching(/node muc\.mjs/).length > 0;
+    if (running) {
+      this.atStart ??= server.cpu;
+      this.atEnd = server.cpu;
+    }
+  }
+
+  /** CPU seconds of the server over the generator's run (undefined when it was never seen). */
+  stop(): number | undefined {
+    clearInterval(this.timer);
+    return this.atStart !== undefined && this.atEnd !== undefined ? this.atEnd - this.atStart : undefined;
+  }
 }
 
 /**
@@ -216,18 +244,14 @@ async function runPeer(ctx: BenchContext, args: Array<string | number>): Promise
   if (ctx.options.extra.ejabberd === 'off') return { skipped: 'ejabberd comparison off (--opt ejabberd=off)' };
   if (!existsSync(script)) return { skipped: `no ejabberd peer at ${script} (set ZC_BENCH_EJABBERD): ratio not measured` };
   ctx.log(`peer: ${script} ${args.join(' ')}`);
-  const before = beamCpuSeconds();
-  const last = new Map<number, number>();
-  const sampler = setInterval(() => {
-    for (const [pid, s] of beamCpuSeconds()) if (!before.has(pid)) last.set(pid, s);
-  }, 200);
+  const peerCpu = new PeerCpu();
   try {
     const out = await new Promise<string>((resolve, reject) =>
       execFile('bash', [script, ...args.map(String)], { timeout: 600_000, maxBuffer: 1 << 20 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
     );
     const line = out.trim().split('\n').pop() ?? '';
     const r = JSON.parse(line) as Record<string, unknown>;
-    const cpu = [...last.values()].reduce((a, b) => a + b, 0);
+    const cpu = peerCpu.stop() ?? 0;
     const delivered = Number(r.delivered);
     return {
       peer: {
@@ -243,7 +267,7 @@ async function runPeer(ctx: BenchContext, args: Array<string | number>): Promise
   } catch (err) {
     return { skipped: `ejabberd peer failed: ${(err as Error).message.split('\n')[0]}` };
   } finally {
-    clearInterval(sampler);
+    peerCpu.stop();
   }
 }
 
