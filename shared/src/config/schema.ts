@@ -67,6 +67,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_GATEWAY_HOST: str(['gateway'], 'Address the public HTTP API listens on.', '0.0.0.0', { minLength: 1 }),
   ZC_RATE_LIMIT_PER_MINUTE: int(['gateway'], 'Requests per user per minute (Zulip: 200); 0 switches per-user limiting off (load tests).', 0, 200),
   ZC_RATE_LIMIT_PER_IP_PER_MINUTE: int(['gateway'], 'Unauthenticated requests per client address per minute; 0 switches it off.', 0, 100),
+  ZC_MAX_CONCURRENT_REQUESTS_PER_USER: int(['gateway'], 'Requests one user may have in progress at once on each gateway replica (long-polls aside); past it 429. 0 switches it off (load tests).', 0, 20),
   ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
   // Longer than the 60 s presence ping and the 90 s long-poll, so a client's steady traffic is
   // answered from the cache; revocation does not wait for it (credential tokens, plugins/auth.ts).

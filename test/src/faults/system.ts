@@ -48,6 +48,7 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
       ZC_SUBJECT_PREFIX: 'zcfaults',
       ZC_REDIS_PREFIX: 'zcfaults',
       ZC_RATE_LIMIT_PER_MINUTE: '0',
+      ZC_MAX_CONCURRENT_REQUESTS_PER_USER: '0',
       ZC_RATE_LIMIT_PER_IP_PER_MINUTE: '0',
       ZC_HEARTBEAT_MS: String(HEARTBEAT_MS),
       ZC_EXTERNAL_PORT: '80',
