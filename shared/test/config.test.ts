@@ -3,7 +3,7 @@
  * variable for each bad value (the three that used to pass silently first).
  */
 import t from 'tap';
-import { ConfigError, ENV_SCHEMA, loadConfig, readEnv } from '../src/config/index.js';
+import { ConfigError, ENV_SCHEMA, loadConfig, readEnv, unknownVariables } from '../src/config/index.js';
 
 const problemsOf = (env: NodeJS.ProcessEnv) => {
   try {
@@ -17,7 +17,7 @@ const problemsOf = (env: NodeJS.ProcessEnv) => {
 
 t.test('defaults for an empty environment', async (t) => {
   const e = readEnv({});
-  t.match(e, { ZC_DB_POOL_SIZE: 10, ZC_RATE_LIMIT_PER_MINUTE: 200, ZC_AUTH_CACHE_TTL_MS: 30_000, ZC_TRUST_PROXY: 'false', ZC_UPLOADS_BACKEND: 'local', ZC_S3_FORCE_PATH_STYLE: false });
+  t.match(e, { ZC_DB_POOL_SIZE: 10, ZC_RATE_LIMIT_PER_MINUTE: 200, ZC_AUTH_CACHE_TTL_MS: 600_000, ZC_TRUST_PROXY: 'false', ZC_UPLOADS_BACKEND: 'local', ZC_S3_FORCE_PATH_STYLE: false });
   t.equal(e.ZC_REALM_UPLOAD_QUOTA_MIB, undefined, 'optional variables stay unset');
   t.same(readEnv({ ZC_DB_POOL_SIZE: '' }).ZC_DB_POOL_SIZE, 10, 'empty means unset');
 });
@@ -60,4 +60,12 @@ t.test('every variable is documented', async (t) => {
     const m = (schema as unknown as { 'x-zc'?: { description?: string; scope?: string[] } })['x-zc'];
     t.ok(m?.description && m.scope?.length, `${name} has a description and a scope`);
   }
+});
+
+t.test('unknown ZC_ variables are named, with the closest known one', async (t) => {
+  t.same(
+    unknownVariables({ ZC_RATE_LIMT_PER_MINUTE: '10', ZC_FROBNICATE: '1', ZC_DATABASE_URL: 'postgres://x', ZC_TEST_INFRA: 'local', ZC_BENCH_OUT: 'x', PATH: '/bin' }),
+    [{ variable: 'ZC_FROBNICATE' }, { variable: 'ZC_RATE_LIMT_PER_MINUTE', didYouMean: 'ZC_RATE_LIMIT_PER_MINUTE' }],
+  );
+  t.same(unknownVariables({ ZC_DATABASE_URL: 'postgres://x' }), [], 'known and tooling variables are not reported');
 });

@@ -61,7 +61,7 @@ export interface SystemOptions {
   replicas?: Partial<Record<ServiceName, number>>;
   /** Services to start (default: all). */
   only?: ServiceName[];
-  gateway?: { rateLimitPerMinute?: number; rateLimitPerIpPerMinute?: number; authFailuresPerIpPerMinute?: number; authCacheTtlMs?: number };
+  gateway?: { rateLimitPerMinute?: number; rateLimitPerIpPerMinute?: number; authFailuresPerIpPerMinute?: number; authCacheTtlMs?: number; maxConcurrentPerUser?: number };
   /** Uploads settings (default: local disk in a fresh temporary directory, no sweeper). */
   uploads?: Partial<UploadsSettings>;
   /** Shared settings every service reads (e.g. the upload size limit /register announces). */
@@ -94,7 +94,7 @@ export async function startSystem(t: Teardownable, opts: SystemOptions = {}): Pr
       case 'events':
         return eventsService;
       case 'gateway': {
-        const g = gatewayService({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0, ...opts.gateway });
+        const g = gatewayService({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0, maxConcurrentPerUser: 0, ...opts.gateway });
         gateways.push(g);
         return g;
       }

@@ -8,6 +8,7 @@ import inputGuard from './plugins/input-guard.js';
 import zulipParams from './plugins/params.js';
 export { declaredParams } from './plugins/params.js';
 import rateLimit from './plugins/rate-limit.js';
+import concurrency from './plugins/concurrency.js';
 import { registerRoutes } from './routes/index.js';
 
 /** Every route the gateway serves (`METHOD url`), for tools that walk them all (the fuzz suite). */
@@ -36,6 +37,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(zulipParams);
   await app.register(inputGuard);
   await app.register(rateLimit);
+  await app.register(concurrency);
   await app.register(auth);
   app.addHook('onSend', async (request, reply) => {
     // Authenticated answers must never be cached by anything between us and the client.

@@ -17,6 +17,8 @@ export interface GatewayConfig {
    * 0 switches it off.
    */
   authFailuresPerIpPerMinute: number;
+  /** Requests one user may have in progress at once on this replica (long-polls aside); 0: no cap. */
+  maxConcurrentPerUser: number;
   /** How long a checked API key is trusted without asking the users service. */
   authCacheTtlMs: number;
   /**
@@ -39,6 +41,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     rateLimitPerIpPerMinute: e.ZC_RATE_LIMIT_PER_IP_PER_MINUTE,
     authFailuresPerIpPerMinute: e.ZC_AUTH_FAILURES_PER_IP_PER_MINUTE,
     authCacheTtlMs: e.ZC_AUTH_CACHE_TTL_MS,
+    maxConcurrentPerUser: e.ZC_MAX_CONCURRENT_REQUESTS_PER_USER,
     trustProxy: parseTrustProxy(e.ZC_TRUST_PROXY),
     accessLog: e.ZC_ACCESS_LOG,
   };

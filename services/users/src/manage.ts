@@ -5,6 +5,8 @@
  */
 export { doCreateRealm, doCreateUser, doGrant, type NewAccount } from './actions/users.js';
 export { doDeactivateUser, doRegenerateApiKey } from './actions/account-state.js';
+// Zulip's promote_new_full_members, run every minute by the service; tests run it at will.
+export { doAnnounceNewFullMembers } from './actions/full-members.js';
 export { makeDeps, type UsersDeps } from './deps.js';
 export { realmStore } from './store/realm-store.js';
 export { ApiKeyVault, generateApiKey } from './lib/credentials.js';

@@ -7,6 +7,7 @@ import { registerPeopleHandlers } from './handlers/people.js';
 import { registerUserHandlers } from './handlers/users.js';
 import { servingCurrentActors } from './handlers/current-actor.js';
 import { userGroupStore } from './store/user-group-store.js';
+import { doAnnounceNewFullMembers, FULL_MEMBER_SWEEP_MS } from './actions/full-members.js';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
 
@@ -22,6 +23,17 @@ export const usersService: ServiceDefinition = {
     registerUserHandlers(bus, deps);
     registerUserGroupHandlers(bus, deps);
     registerPeopleHandlers(bus, deps);
-    return undefined;
+    // Members passing the waiting period join role:fullmembers (actions/full-members.ts).
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweeper = setInterval(() => {
+      sweeping = doAnnounceNewFullMembers(deps).catch((err: unknown) => ctx.log.warn({ err }, 'full member sweep failed'));
+    }, FULL_MEMBER_SWEEP_MS);
+    sweeper.unref();
+    return {
+      async stop() {
+        clearInterval(sweeper);
+        await sweeping;
+      },
+    };
   },
 };

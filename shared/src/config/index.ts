@@ -6,7 +6,7 @@
 import os from 'node:os';
 import { ConfigError, readEnv } from './schema.js';
 
-export { ConfigError, ENV_SCHEMA, envDocRows, readEnv, type ConfigProblem, type Env } from './schema.js';
+export { ConfigError, ENV_SCHEMA, envDocRows, readEnv, unknownVariables, type ConfigProblem, type Env } from './schema.js';
 
 export interface SharedConfig {
   /** PostgreSQL connection string; each service uses its own schema in this database. */

@@ -67,6 +67,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_GATEWAY_HOST: str(['gateway'], 'Address the public HTTP API listens on.', '0.0.0.0', { minLength: 1 }),
   ZC_RATE_LIMIT_PER_MINUTE: int(['gateway'], 'Requests per user per minute (Zulip: 200); 0 switches per-user limiting off (load tests).', 0, 200),
   ZC_RATE_LIMIT_PER_IP_PER_MINUTE: int(['gateway'], 'Unauthenticated requests per client address per minute; 0 switches it off.', 0, 100),
+  ZC_MAX_CONCURRENT_REQUESTS_PER_USER: int(['gateway'], 'Requests one user may have in progress at once on each gateway replica (long-polls aside); past it 429. 0 switches it off (load tests).', 0, 20),
   ZC_AUTH_FAILURES_PER_IP_PER_MINUTE: int(['gateway'], 'Failed authentications per client address per minute before 429; 0 switches it off.', 0, 20),
   // Longer than the 60 s presence ping and the 90 s long-poll, so a client's steady traffic is
   // answered from the cache; revocation does not wait for it (credential tokens, plugins/auth.ts).
@@ -189,4 +190,34 @@ export function envDocRows(): Array<{ name: string; scope: string; type: string;
       description: m.description,
     };
   });
+}
+
+/** ZC_ variables read by tools (npm start, tests, benches), not by the services. */
+const TOOLING = /^ZC_(TEST|BENCH|FUZZ|SEQUENCE|BULK)_|^ZC_(ADMIN_PORT_BASE|DEV_PASSWORD|REPLICAS|SERVICE|PYTHON_ZULIP_DIR|ZULIP_OPENAPI|ZULIP_TERMINAL_DIR)$/;
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length] as number;
+}
+
+/**
+ * ZC_ variables set in `env` that no service reads (a typo such as ZC_RATE_LIMT_PER_MINUTE
+ * would otherwise leave the default in force without a word), each with the closest known
+ * name. Reported as a warning at start rather than refused: a variable meant for a newer
+ * version must not stop an older one during a rollout.
+ */
+export function unknownVariables(env: NodeJS.ProcessEnv = process.env): Array<{ variable: string; didYouMean?: string }> {
+  const known = Object.keys(ENV_SCHEMA.properties);
+  return Object.keys(env)
+    .filter((name) => name.startsWith('ZC_') && !known.includes(name) && !TOOLING.test(name))
+    .sort()
+    .map((variable) => {
+      const best = known.map((k) => ({ k, d: distance(variable, k) })).sort((x, y) => x.d - y.d)[0];
+      return best && best.d <= 3 ? { variable, didYouMean: best.k } : { variable };
+    });
 }

@@ -38,7 +38,9 @@ const DAY_MS = 24 * 3600 * 1000;
  * waiting period (days), so is not yet a full member.
  */
 export function isNewMember(user: PolicySubject, waitingPeriodDays: number, now = new Date()): boolean {
-  return user.role >= Role.MEMBER && !isGuestRole(user.role) && now.getTime() - user.date_joined.getTime() < waitingPeriodDays * DAY_MS;
+  // With no waiting period nobody is new, even counted with a clock from before they joined
+  // (the users service counts role:fullmembers with the instant it last announced it).
+  return waitingPeriodDays > 0 && user.role >= Role.MEMBER && !isGuestRole(user.role) && now.getTime() - user.date_joined.getTime() < waitingPeriodDays * DAY_MS;
 }
 
 /** Zulip's UserProfile.has_permission: whether `user` is admitted by a realm policy value. */

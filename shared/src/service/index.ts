@@ -6,7 +6,7 @@
 import http from 'node:http';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { Bus } from '../bus/index.js';
-import { ConfigError, loadConfig, readEnv, type SharedConfig } from '../config/index.js';
+import { ConfigError, loadConfig, readEnv, unknownVariables, type SharedConfig } from '../config/index.js';
 import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { sharedRead } from '../metrics/index.js';
@@ -225,6 +225,8 @@ export async function runMain(def: ServiceDefinition): Promise<void> {
     // Started this late, http, pg and ioredis stay unpatched (only the bus spans export).
     await startTelemetry(`zc-${def.name}`, env.ZC_INSTANCE);
     running = await startService(def);
+    const unknown = unknownVariables();
+    if (unknown.length) running.ctx.log.warn({ unknown }, `environment variables no service reads: ${unknown.map((u) => (u.didYouMean ? `${u.variable} (did you mean ${u.didYouMean}?)` : u.variable)).join(', ')}`);
     if (lateTelemetry) running.ctx.log.warn('OTLP endpoint set but the preload was not given: start with node --import @zc/shared/instrumentation for complete traces');
   } catch (err) {
     reportStartFailure(def.name, err);

@@ -40,6 +40,10 @@ const LOCAL: Infra = {
 
 let infraPromise: Promise<Infra> | undefined;
 
+export const CONTAINERS_NEED_DOCKER =
+  'ZC_TEST_INFRA=containers needs Node 22 or newer (testcontainers) and a Docker engine that answers `docker info`; ' +
+  'use ZC_TEST_INFRA=local with PostgreSQL, Redis and NATS (JetStream) on 127.0.0.1, or auto';
+
 async function dockerAnswers(): Promise<boolean> {
   try {
     await promisify(execFile)('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 3000 });
@@ -68,7 +72,14 @@ export function testInfra(): Promise<Infra> {
   infraPromise ??= (async () => {
     const mode = process.env.ZC_TEST_INFRA ?? 'auto';
     if (mode === 'local') return LOCAL;
-    if (mode === 'containers' || (mode === 'auto' && (await dockerAnswers()))) return containerInfra();
+    if (mode === 'containers') {
+      // Asked for explicitly: no Docker engine is a clear error, not testcontainers' own
+      // (a socket path or an undici stack, depending on the Node version).
+      if (Number(process.versions.node.split('.')[0]) < 22 || !(await dockerAnswers())) throw new Error(CONTAINERS_NEED_DOCKER);
+      return containerInfra();
+    }
+    if (mode === 'auto' && Number(process.versions.node.split('.')[0]) >= 22 && (await dockerAnswers())) return containerInfra();
+    if (mode !== 'auto') throw new Error(`ZC_TEST_INFRA must be local, containers or auto, got '${mode}'`);
     return LOCAL;
   })();
   return infraPromise;

@@ -127,6 +127,7 @@ async function startProcesses(): Promise<Hello> {
           ZC_GATEWAY_PORT: String(port),
           ZC_GATEWAY_HOST: '127.0.0.1',
           ZC_RATE_LIMIT_PER_MINUTE: '0',
+          ZC_MAX_CONCURRENT_REQUESTS_PER_USER: '0',
           ZC_RATE_LIMIT_PER_IP_PER_MINUTE: '0',
           ZC_UPLOADS_DIR: uploadsDir,
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',

@@ -5,6 +5,7 @@
 import t from 'tap';
 import type { Params } from '../client.js';
 import { startSystem } from '../harness.js';
+import { doAnnounceNewFullMembers } from '@zc/users/manage';
 import { verifyAction } from './events-verify.js';
 
 t.test('people administration events applied to register state equal a fresh register', async (t) => {
@@ -80,5 +81,33 @@ t.test('people administration events applied to register state equal a fresh reg
     await admin.post(`/users/${owned.user_id}/reactivate`);
     await admin.delete(`/users/${owned.user_id}`);
     t.equal((await sys.client(owner).get('/users/me')).status, 200, 'the owner is still active');
+  });
+
+  t.test('role:fullmembers follows the waiting period: changed, and passed as time goes by', async (t) => {
+    const params = { ...base, event_types: ['realm', 'user_group'], fetch_event_types: ['realm', 'user_group', 'realm_user_groups'] };
+    const admin = sys.client(iago);
+    const users = sys.services.get('users')![0]!.ctx;
+    const fullMembers = async () => {
+      const groups = (await admin.get('/user_groups')).body.user_groups as Array<{ name: string; members: number[] }>;
+      return groups.find((g) => g.name === 'role:fullmembers')?.members ?? [];
+    };
+    const newcomer = await sys.createUser({ email: 'newcomer@zulip.test', full_name: 'Newcomer' });
+    t.ok((await fullMembers()).includes(newcomer.user_id), 'with no waiting period every member is full');
+    // Everyone joined moments ago: a waiting period of 3 days takes every member out.
+    await verifyAction(t, sys, admin, () => admin.patch('/realm', { waiting_period_threshold: 3 }), { params, expect: ['realm/update', 'user_group/remove_members'] });
+    t.notOk((await fullMembers()).includes(newcomer.user_id));
+    // The newcomer joined 3 days and a minute ago; the last sweep was an hour ago.
+    await users.pool.query("UPDATE users.user_profile SET date_joined = now() - interval '3 days 1 minute' WHERE id = $1", [newcomer.user_id]);
+    await users.pool.query("UPDATE users.realm SET full_members_swept_at = now() - interval '1 hour' WHERE id = $1", [sys.realmId]);
+    let swept: Record<number, number[]> = {};
+    const events = await verifyAction(t, sys, admin, async () => {
+      swept = await doAnnounceNewFullMembers(users);
+    }, { params, expect: ['user_group/add_members'] });
+    t.same(swept, { [sys.realmId]: [newcomer.user_id] }, 'only the member who passed it');
+    t.match(events[0], { type: 'user_group', op: 'add_members', user_ids: [newcomer.user_id] });
+    t.same(await doAnnounceNewFullMembers(users), {}, 'announced once');
+    // Back to no waiting period: everyone else joins at once.
+    await verifyAction(t, sys, admin, () => admin.patch('/realm', { waiting_period_threshold: 0 }), { params, expect: ['realm/update', 'user_group/add_members'] });
+    t.ok((await fullMembers()).includes(hamlet.user_id));
   });
 });

@@ -116,3 +116,44 @@ t.test('every request does bounded work', async (t) => {
     t.equal(fine.status, 200);
   });
 });
+
+t.test('one user has at most so many requests in progress at once; other users are not held up', async (t) => {
+  const sys = await startSystem(t, { only: ['users', 'uploads', 'gateway'], gateway: { maxConcurrentPerUser: 2 } });
+  const { hamlet, othello } = sys.people;
+  // An upload whose body trickles in stays in progress for as long as we keep it open.
+  const holdUpload = () => {
+    const req = http.request(`${sys.baseUrl}/api/v1/user_uploads`, {
+      method: 'POST',
+      headers: { authorization: basic(hamlet), 'content-type': 'multipart/form-data; boundary=zchold', 'content-length': '100000' },
+    });
+    req.on('error', () => undefined);
+    req.on('response', (res) => t.fail(`a held upload was answered (${res.statusCode})`));
+    req.write('--zchold\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n\r\nstarted');
+    return req;
+  };
+  const held = [holdUpload(), holdUpload()];
+  // Both must be in progress before the third request is made.
+  await new Promise((r) => setTimeout(r, 500));
+  const h = sys.client(hamlet);
+  let refused = await h.get('/users/me/alert_words');
+  for (let i = 0; i < 100 && refused.status !== 429; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    refused = await h.get('/users/me/alert_words');
+  }
+  t.equal(refused.status, 429, 'a third request while two are in progress');
+  t.match(refused.body, { result: 'error', code: 'RATE_LIMIT_HIT', msg: 'API usage exceeded rate limit', 'retry-after': 1 });
+  t.equal((await sys.client(othello).get('/users/me/alert_words')).status, 200, 'another user is served meanwhile');
+  for (const r of held) {
+    r.removeAllListeners('response');
+    r.destroy();
+  }
+  let after = await h.get('/users/me/alert_words');
+  for (let i = 0; i < 100 && after.status !== 200; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    after = await h.get('/users/me/alert_words');
+  }
+  t.equal(after.status, 200, 'once they end (here: the client went away), the slots are free again');
+  const parallel = await Promise.all([h.get('/users/me/alert_words'), h.get('/users/me/alert_words')]);
+  t.same(parallel.map((r) => r.status), [200, 200], 'two at once are fine');
+});
+

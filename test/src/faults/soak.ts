@@ -9,7 +9,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { bootSystem, type FaultSystem } from './system.js';
-import type { Replica } from './cluster.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SAMPLE_EVERY_MS = 15_000;
@@ -34,12 +33,19 @@ function openSockets(pid: number): number {
 interface Sample {
   at: number;
   rss: Map<string, number>;
+  /** V8 heap in use (from /metrics): tells live objects piling up from the heap merely sized up. */
+  heap: Map<string, number>;
   sockets: Map<string, number>;
 }
 
-function sample(replicas: Replica[]): Sample {
-  const s: Sample = { at: Date.now(), rss: new Map(), sockets: new Map() };
-  for (const r of replicas) {
+const metric = (text: string | undefined, name: string): number | undefined => {
+  const m = text === undefined ? null : new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : undefined;
+};
+
+async function sample(sys: FaultSystem): Promise<Sample> {
+  const s: Sample = { at: Date.now(), rss: new Map(), heap: new Map(), sockets: new Map() };
+  for (const r of sys.cluster.replicas) {
     const pid = r.proc?.pid;
     if (!pid) continue;
     try {
@@ -48,6 +54,8 @@ function sample(replicas: Replica[]): Sample {
     } catch {
       /* restarted meanwhile */
     }
+    const heap = metric(await sys.cluster.metrics(r), 'nodejs_heap_size_used_bytes');
+    if (heap !== undefined) s.heap.set(r.label, heap);
   }
   return s;
 }
@@ -79,10 +87,10 @@ async function main(): Promise<void> {
     const churning = churn(sys, stop);
     const end = Date.now() + minutes * 60_000;
     while (Date.now() < end) {
-      const s = sample(sys.cluster.replicas);
+      const s = await sample(sys);
       samples.push(s);
       const total = [...s.rss.values()].reduce((a, b) => a + b, 0);
-      process.stdout.write(`[soak] ${new Date(s.at).toISOString()} rss total ${(total / 2 ** 20).toFixed(0)} MiB, sockets ${[...s.sockets.values()].reduce((a, b) => a + b, 0)}, acked ${[...sys.senders.sends.values()].filter((x) => x.id !== undefined).length}\n`);
+      process.stdout.write(`[soak] ${new Date(s.at).toISOString()} rss total ${(total / 2 ** 20).toFixed(0)} MiB, sockets ${[...s.sockets.values()].reduce((a, b) => a + b, 0)}, acked ${[...sys.senders.sends.values()].filter((x) => x.id !== undefined).length}; ${[...s.rss.keys()].map((l) => `${l} ${((s.rss.get(l) ?? 0) / 2 ** 20).toFixed(0)}/${((s.heap.get(l) ?? 0) / 2 ** 20).toFixed(0)}`).join(' ')} (rss/heap MiB)\n`);
       await sleep(Math.min(SAMPLE_EVERY_MS, Math.max(0, end - Date.now())));
     }
     stop.done = true;
@@ -96,15 +104,18 @@ async function main(): Promise<void> {
       const v = xs.map(f).filter((x): x is number => x !== undefined);
       return v.length ? v.reduce((a, b) => a + b, 0) / v.length : 0;
     };
-    process.stdout.write('\n| process | rss after warm-up | rss at the end | sockets after warm-up | sockets at the end |\n|---|---|---|---|---|\n');
+    process.stdout.write('\n| process | rss after warm-up | rss at the end | heap used after warm-up | heap used at the end | sockets after warm-up | sockets at the end |\n|---|---|---|---|---|---|---|\n');
     for (const r of sys.cluster.replicas) {
       const rw = mean(warm, (s) => s.rss.get(r.label));
       const rl = mean(last, (s) => s.rss.get(r.label));
       const sw = mean(warm, (s) => s.sockets.get(r.label));
       const sl = mean(last, (s) => s.sockets.get(r.label));
+      const hw = mean(warm, (s) => s.heap.get(r.label));
+      const hl = mean(last, (s) => s.heap.get(r.label));
       const grew = warm.length > 0 && ((rl > rw * 1.15 && rl - rw > 25 * 2 ** 20) || (sl > sw * 1.2 && sl - sw > 5));
       if (grew) failed = true;
-      process.stdout.write(`| ${r.label}${grew ? ' (GREW)' : ''} | ${(rw / 2 ** 20).toFixed(1)} MiB | ${(rl / 2 ** 20).toFixed(1)} MiB | ${sw.toFixed(0)} | ${sl.toFixed(0)} |\n`);
+      const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+      process.stdout.write(`| ${r.label}${grew ? ' (GREW)' : ''} | ${mib(rw)} | ${mib(rl)} | ${mib(hw)} | ${mib(hl)} | ${sw.toFixed(0)} | ${sl.toFixed(0)} |\n`);
     }
     const acked = [...sys.senders.sends.values()].filter((x) => x.id !== undefined);
     const { rows } = await sys.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM messages.message WHERE content LIKE 'soak-%'`);

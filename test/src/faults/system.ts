@@ -48,6 +48,7 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
       ZC_SUBJECT_PREFIX: 'zcfaults',
       ZC_REDIS_PREFIX: 'zcfaults',
       ZC_RATE_LIMIT_PER_MINUTE: '0',
+      ZC_MAX_CONCURRENT_REQUESTS_PER_USER: '0',
       ZC_RATE_LIMIT_PER_IP_PER_MINUTE: '0',
       ZC_HEARTBEAT_MS: String(HEARTBEAT_MS),
       ZC_EXTERNAL_PORT: '80',
@@ -89,6 +90,17 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
     await Promise.all(pollers.map((p) => p.start()));
     cleanup.unshift(() => Promise.all(pollers.map((p) => p.stop())));
     statuses.reset();
+    // Interrupted (Ctrl-C, a CI timeout): remove what was started rather than leave a
+    // PostgreSQL cluster, Redis, NATS and a dozen services running without their parent.
+    const interrupted = (signal: NodeJS.Signals) => {
+      process.stderr.write(`[faults] ${signal}: stopping the services and removing PostgreSQL, Redis and NATS\n`);
+      void (async () => {
+        for (const f of cleanup) await f().catch(() => undefined);
+        process.exit(130);
+      })();
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     return {
       infra,
       cluster,

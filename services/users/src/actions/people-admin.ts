@@ -44,8 +44,9 @@ async function notifySystemGroupMoves(q: Queryable, realm: RealmRow, before: Use
   const waitingDays = realmSettings(realm.settings).waiting_period_threshold;
   const membership = SYSTEM_GROUPS.map(({ name }) => ({
     name,
-    was: isDirectSystemGroupMember(name, before, waitingDays),
-    is: isDirectSystemGroupMember(name, after, waitingDays),
+    // role:fullmembers counted with its announced clock (actions/full-members.ts).
+    was: isDirectSystemGroupMember(name, before, waitingDays, realm.full_members_swept_at),
+    is: isDirectSystemGroupMember(name, after, waitingDays, realm.full_members_swept_at),
   }));
   const moves = [
     ...membership.filter((g) => g.was && !g.is).map((g) => ({ op: 'remove_members', name: g.name })),

@@ -14,6 +14,7 @@ import { toRealmRecord } from '../lib/realm-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 import { revokeCredentialsOf } from './credential-revocation.js';
+import { doFullMembersAfterWaitingPeriodChange } from './full-members.js';
 
 
 const STREAM_SETTINGS = ['notifications_stream_id', 'signup_notifications_stream_id'] as const;
@@ -53,11 +54,15 @@ export async function checkUpdateRealm(deps: UsersDeps, actor: Actor, patch: Rea
       settings,
     });
     await addToOutbox(tx, 'users', usersEvents.realmUpdated, toRealmRecord(updated, realmUrlOf(deps, updated)));
-    const everyone = (await userStore.listByRealm(tx, realm.id)).filter((u) => u.is_active).map((u) => u.id);
+    const everyone = await userStore.listActiveIds(tx, realm.id);
     const reply: Record<string, unknown> = {};
     for (const k of changed) {
       await addToOutbox(tx, 'users', eventsInbox.notify, { realm_id: realm.id, users: everyone, event: realmChangeEvent(k, values[k]) });
       reply[k] = changeReplyValue(values[k]);
+    }
+    // As Zulip, after the realm event: role:fullmembers follows the new waiting period.
+    if (changed.includes('waiting_period_threshold')) {
+      await doFullMembersAfterWaitingPeriodChange(tx, realm, realmSettings(realm.settings).waiting_period_threshold, values.waiting_period_threshold as number);
     }
     return reply;
   });

@@ -109,7 +109,7 @@ async function readState(
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
-  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id, { users: all, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold, now: new Date() });
+  if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id, { users: all, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold, now: realm.full_members_swept_at });
   // Clients from before FL 89 read the settings at the top level (Zulip sends them only to those).
   if (!view.userSettingsObject) {
     Object.assign(out, legacySettingsState(userSettings, { display: want('update_display_settings'), notifications: want('update_global_notifications') }));

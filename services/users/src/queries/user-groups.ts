@@ -14,8 +14,8 @@ export async function groupPeople(q: Queryable, realmId: number): Promise<GroupP
   // One after the other: `q` may be one client (a transaction, a snapshot read), which runs one query at a time.
   const realm = await realmStore.findById(q, realmId);
   const users = await userStore.listByRealm(q, realmId);
-  // One clock for every user's waiting period (not a Date per user and group).
-  return { users, waitingPeriodDays: realm ? realmSettings(realm.settings).waiting_period_threshold : 0, now: new Date() };
+  // One clock for every user's waiting period: the one role:fullmembers is announced up to.
+  return { users, waitingPeriodDays: realm ? realmSettings(realm.settings).waiting_period_threshold : 0, now: realm?.full_members_swept_at ?? new Date() };
 }
 
 /** The realm's groups with their direct members (`people` when the caller has already read them). */

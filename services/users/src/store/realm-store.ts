@@ -9,6 +9,8 @@ export interface RealmRow {
   email_address_visibility: number;
   settings: Record<string, unknown>;
   date_created: Date;
+  /** The clock of role:fullmembers: members are announced as passing the waiting period up to it (actions/full-members.ts). */
+  full_members_swept_at: Date;
 }
 
 export interface NewRealm {
@@ -18,7 +20,7 @@ export interface NewRealm {
   settings?: Record<string, unknown>;
 }
 
-const COLS = 'id, subdomain, name, description, deactivated, email_address_visibility, settings, date_created';
+const COLS = 'id, subdomain, name, description, deactivated, email_address_visibility, settings, date_created, full_members_swept_at';
 
 export const realmStore = {
   async insert(q: Queryable, r: NewRealm): Promise<RealmRow> {
