@@ -90,6 +90,17 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
     await Promise.all(pollers.map((p) => p.start()));
     cleanup.unshift(() => Promise.all(pollers.map((p) => p.stop())));
     statuses.reset();
+    // Interrupted (Ctrl-C, a CI timeout): remove what was started rather than leave a
+    // PostgreSQL cluster, Redis, NATS and a dozen services running without their parent.
+    const interrupted = (signal: NodeJS.Signals) => {
+      process.stderr.write(`[faults] ${signal}: stopping the services and removing PostgreSQL, Redis and NATS\n`);
+      void (async () => {
+        for (const f of cleanup) await f().catch(() => undefined);
+        process.exit(130);
+      })();
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     return {
       infra,
       cluster,
