@@ -33,7 +33,12 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     await verifyAction(t, sys, h, () => sys.client(iago).post('/users', { email: 'laertes@zulip.test', password: 'laertes-pw-123', full_name: 'Laertes' }), {
       params: { ...base, event_types: ['realm_user'] },
       expect: ['realm_user/add'],
+    });    // The new member joins role:members and, with no waiting period, role:fullmembers (Zulip's do_create_user).
+    const events = await verifyAction(t, sys, h, () => sys.client(iago).post('/users', { email: 'ophelia@zulip.test', password: 'ophelia-pw-123', full_name: 'Ophelia' }), {
+      params: { ...base, event_types: ['realm_user', 'user_group'], fetch_event_types: ['realm_user', 'user_group', 'realm_user_groups'] },
+      expect: ['realm_user/add', 'user_group/add_members'],
     });
+    t.equal(events.filter((e) => e.type === 'user_group').length, 2, 'role:members and role:fullmembers');
   });
 
   t.test('subscribing to a new stream, muting it, muting a topic, leaving it', async (t) => {

@@ -3,6 +3,7 @@ import { AppError, badRequest } from '@zc/shared/errors';
 import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
+import { SYSTEM_GROUPS, isDirectSystemGroupMember, realmSettings, systemGroupId } from '@zc/shared/policy';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
 import { toRealmRecord } from '../lib/realm-view.js';
@@ -80,6 +81,29 @@ async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: 
 async function announceUser(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
   await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, realmHostOf(deps, realm)));
   await notifyRealmUserAdd(deps, q, realm, user, new Map());
+  await notifySystemGroupsJoined(q, realm, user);
+}
+
+/**
+ * A new user joins their role's system groups (and role:fullmembers at once when the realm has
+ * no waiting period), as Zulip's do_create_user announces: clients keep realm_user_groups from
+ * these events. Counted with role:fullmembers' clock (actions/full-members.ts); a member who
+ * must wait is announced by the sweep when the waiting period has passed. Not for a
+ * reactivation: a deactivated user keeps their memberships.
+ */
+async function notifySystemGroupsJoined(q: Queryable, realm: RealmRow, user: UserRow): Promise<void> {
+  if (user.is_system_bot) return;
+  const waitingDays = realmSettings(realm.settings).waiting_period_threshold;
+  const joined = SYSTEM_GROUPS.filter(({ name }) => isDirectSystemGroupMember(name, user, waitingDays, realm.full_members_swept_at));
+  if (joined.length === 0) return;
+  const everyone = await userStore.listActiveIds(q, realm.id);
+  for (const { name } of joined) {
+    await addToOutbox(q, 'users', eventsInbox.notify, {
+      realm_id: realm.id,
+      users: everyone,
+      event: { type: 'user_group', op: 'add_members', group_id: systemGroupId(realm.id, name), user_ids: [user.id] },
+    });
+  }
 }
 
 /**
