@@ -16,4 +16,6 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  // k6 scripts run in k6's runtime, which provides these.
+  { files: ['loadtest/k6/**'], languageOptions: { globals: { open: 'readonly', __ENV: 'readonly', __VU: 'readonly', __ITER: 'readonly' } } },
 );
