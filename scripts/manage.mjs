@@ -2,6 +2,7 @@
 //   node scripts/manage.mjs --help | <command> --help | <command> [options]
 // It works on the database directly (the outbox carries its events to the bus whenever the
 // services run), so it works whether or not the system is up, but not without PostgreSQL.
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ensureDatabase, ensureSecretKey } from './lib.mjs';
 
@@ -115,6 +116,41 @@ const COMMANDS = {
       return { user_id: user.id, email: a['new-email'].trim(), changed };
     },
   },
+  'export-realm': {
+    summary: 'Write a realm (every service\'s rows and its uploaded files) to one JSON file: backups and moves',
+    options: { ...realmOpt, output: { type: 'string', help: 'the file to write (mode 0600: it holds password hashes and encrypted API keys)', required: true } },
+    async run(ctx, a) {
+      const files = await ctx.files();
+      try {
+        const archive = await ctx.admin.exportRealm(ctx.pool, a.realm, files);
+        await writeFile(a.output, JSON.stringify(archive), { mode: 0o600 });
+        const rows = Object.values(archive.tables).reduce((n, t) => n + t.length, 0);
+        return { realm_id: archive.realm.id, output: a.output, rows, files: Object.keys(archive.files).length };
+      } finally {
+        files.close();
+      }
+    },
+  },
+  'import-realm': {
+    summary: 'Load a realm written by export-realm into this server (its subdomain and row ids must be free)',
+    options: { input: { type: 'string', help: 'the file export-realm wrote', required: true } },
+    async run(ctx, a) {
+      let archive;
+      try {
+        archive = JSON.parse(await readFile(a.input, 'utf8'));
+      } catch (e) {
+        throw new UsageError(`cannot read ${a.input}: ${e.message}`);
+      }
+      // Every schema must exist before rows go in: the same migrations the services run.
+      await ctx.migrateAll();
+      const files = await ctx.files();
+      try {
+        return await ctx.admin.importRealm(ctx.pool, archive, files);
+      } finally {
+        files.close();
+      }
+    },
+  },
   'rotate-api-key': {
     summary: "Give a user a new API key (the old one stops working); prints it",
     options: userOpts,
@@ -173,7 +209,7 @@ function explain(e) {
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '3D000', '28P01', '28000'].includes(code)) {
     return `cannot reach the database (${code}${e?.message ? `: ${e.message.split('\n')[0]}` : ''}); is PostgreSQL up, and is ZC_DATABASE_URL right?`;
   }
-  if (e instanceof sharedConfig.ConfigError || e instanceof UsageError || e instanceof NotFound || typeof e?.httpStatus === 'number') return e.message;
+  if (e instanceof sharedConfig.ConfigError || e?.name === 'ArchiveError' || e instanceof UsageError || e instanceof NotFound || typeof e?.httpStatus === 'number') return e.message;
   return undefined;
 }
 
@@ -221,6 +257,17 @@ try {
     deps,
     pool,
     realm,
+    admin: await import('@zc/shared/admin'),
+    /** The uploads storage the environment names (ZC_UPLOADS_BACKEND …), as whole files. */
+    async files() {
+      const uploads = await import('@zc/uploads');
+      return uploads.archiveFiles(uploads.loadUploadsSettings(config).storage);
+    },
+    async migrateAll() {
+      const defs = await Promise.all(['users', 'subscriptions', 'messages', 'drafts'].map(async (n) => Object.values(await import(`@zc/${n}`)).find((v) => v?.name === n && v.migrationsDir)));
+      const uploads = await import('@zc/uploads');
+      for (const d of [...defs, uploads.uploadsService()]) if (d?.migrationsDir) await runMigrations(pool, d.name, d.migrationsDir, d.migrationLibraries);
+    },
     async user(a) {
       const r = await realm(a.realm);
       const u = await users.userStore.findByDeliveryEmail(pool, r.id, a.email);

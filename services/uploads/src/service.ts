@@ -53,3 +53,7 @@ export function uploadsService(overrides: Partial<UploadsSettings> = {}): Servic
     },
   };
 }
+
+/** Realm export/import (scripts/manage.mjs) reads and writes files through these. */
+export { archiveFiles } from './storage/archive-files.js';
+export { loadUploadsSettings } from './settings.js';

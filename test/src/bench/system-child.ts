@@ -24,7 +24,15 @@ import { seedPeople, startSystem, type People, type ServiceName } from '../harne
 const teardowns: Array<() => unknown> = [];
 const owner = { teardown: (fn: () => unknown) => void teardowns.push(fn) };
 
-async function shutdown(code: number): Promise<never> {
+let stopping: Promise<never> | undefined;
+
+/** Runs the teardowns once, however many of stdin's end, SIGTERM and SIGINT arrive (a killed run sends several). */
+function shutdown(code: number): Promise<never> {
+  stopping ??= runTeardowns(code);
+  return stopping;
+}
+
+async function runTeardowns(code: number): Promise<never> {
   for (const fn of teardowns.reverse()) {
     try {
       await fn();

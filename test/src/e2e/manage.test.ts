@@ -4,6 +4,8 @@
  * unreachable, and the account commands end to end.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -13,7 +15,7 @@ import { testEnv } from '@zc/shared/testing';
 t.setTimeout(300_000); // a dozen CLI processes on a busy machine
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'rotate-api-key'];
+const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'export-realm', 'import-realm', 'rotate-api-key'];
 
 interface Run {
   code: number | null;
@@ -130,6 +132,17 @@ t.test('account commands end to end', async (t) => {
   t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@OPS.test', '--new-email', 'Ann.New@ops.test'), { code: 0, json: { changed: false } }, 'the same address: nothing to do');
   t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@ops.test', '--new-email', 'OWNER@ops.test'), { code: 1, json: { msg: /already in use/ } }, "another user's address (any case)");
   t.match(await run('change-email', '--realm', 'ops', '--email', 'ann.new@ops.test', '--new-email', 'not an address'), { code: 1, json: { msg: /Invalid email/ } });
+
+  // export-realm writes one JSON document (round trip through a fresh database: realm-export.test.ts).
+  const file = path.join(os.tmpdir(), `zc-manage-export-${process.pid}.json`);
+  t.teardown(() => rmSync(file, { force: true }));
+  const exported = await run('export-realm', '--realm', 'ops', '--output', file);
+  t.match(exported, { code: 0, json: { output: file, files: 0 } }, exported.stderr);
+  t.ok(Number(exported.json.rows) > 5, `${exported.json.rows} rows`);
+  t.equal(statSync(file).mode & 0o777, 0o600, 'readable by the operator only');
+  t.match(JSON.parse(readFileSync(file, 'utf8')), { format: 'zc-realm-export', version: 1, realm: { subdomain: 'ops' } });
+  t.match(await run('import-realm', '--input', file), { code: 1, json: { msg: /realm 'ops' \(or its id \d+\) already exists here/ } }, 'importing over the live realm is refused');
+  t.match(await run('import-realm', '--input', `${file}.missing`), { code: 2, json: { msg: /cannot read/ } });
 
   t.match(await run('deactivate-user', '--realm', 'ops', '--email', 'nobody@ops.test'), { code: 1, json: { msg: /no user nobody@ops.test/ } });
   t.match(await run('list-users', '--realm', 'nope'), { code: 1, json: { msg: /no realm with subdomain 'nope'/ } });
