@@ -150,7 +150,7 @@ t.test('deactivating users and replacing API keys', async (t) => {
 
   const member = await sys.client(hamlet).delete(`/users/${othello.user_id}`);
   t.equal(member.status, 400);
-  t.match(member.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
+  t.match(member.body, { result: 'error', code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   const ownerByAdmin = await sys.client(desdemona).delete(`/users/${iago.user_id}`);
   t.match(ownerByAdmin.body, { msg: 'Must be an organization owner' });
   const lastOwner = await sys.client(iago).delete('/users/me');
