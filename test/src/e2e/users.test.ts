@@ -50,6 +50,12 @@ t.test('users and authentication through the gateway', async (t) => {
     t.same(again.body, { result: 'error', msg: 'Email is already in use.' }, 'no code, as the spec says');
     const missing = await sys.client(iago).post('/users', { email: 'x@zulip.test', full_name: 'X' });
     t.same(missing.body, { result: 'error', msg: "Missing 'password' argument", code: 'REQUEST_VARIABLE_MISSING', var_name: 'password' });
+    // A new account's name follows the same rules as a changed one (lib/full-name.ts).
+    for (const [full_name, msg] of [['X', 'Name too short!'], ['Yorick|12', 'Invalid format!'], ['Yo*rick', 'Invalid characters in name!'], ['y'.repeat(101), 'Name too long!']]) {
+      const r = await sys.client(iago).post('/users', { email: 'yorick@zulip.test', password: 'pw12345678', full_name });
+      t.equal(r.status, 400, msg);
+      t.same(r.body, { result: 'error', msg, code: 'BAD_REQUEST' });
+    }
   });
 
   t.test('authentication failures', async (t) => {
@@ -144,7 +150,7 @@ t.test('deactivating users and replacing API keys', async (t) => {
 
   const member = await sys.client(hamlet).delete(`/users/${othello.user_id}`);
   t.equal(member.status, 400);
-  t.match(member.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Must be an organization administrator' });
+  t.match(member.body, { result: 'error', code: 'UNAUTHORIZED_PRINCIPAL', msg: 'Must be an organization administrator' });
   const ownerByAdmin = await sys.client(desdemona).delete(`/users/${iago.user_id}`);
   t.match(ownerByAdmin.body, { msg: 'Must be an organization owner' });
   const lastOwner = await sys.client(iago).delete('/users/me');

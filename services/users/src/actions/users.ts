@@ -6,6 +6,7 @@ import { addToOutbox } from '@zc/shared/outbox';
 import { SYSTEM_GROUPS, isDirectSystemGroupMember, realmSettings, systemGroupId } from '@zc/shared/policy';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
+import { checkFullName } from '../lib/full-name.js';
 import { toRealmRecord } from '../lib/realm-view.js';
 import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { userGroupStore } from '../store/user-group-store.js';
@@ -39,16 +40,8 @@ export function checkEmail(raw: string): string {
 /** Checks the account fields a client can get wrong; returns them normalised. */
 export function checkNewAccount(a: NewAccount): NewAccount {
   const email = checkEmail(a.email);
-  return { ...a, email, full_name: checkFullName(a.full_name, a.is_bot ?? false) };
-}
-
-/** Zulip's check_full_name: the name stripped, or its error. */
-export function checkFullName(name: string, isBot: boolean): string {
-  const fullName = name.trim();
-  if (fullName === '') throw badRequest('Name too short!');
-  if (fullName.length > 100) throw badRequest('Name too long!');
-  if (/[\u0000-\u001f*`\\>"@]/.test(fullName) && !isBot) throw badRequest('Invalid characters in name!');
-  return fullName;
+  // One rule for every name, new or changed (Zulip's check_full_name, bots included).
+  return { ...a, email, full_name: checkFullName(a.full_name) };
 }
 
 async function insertAccount(deps: UsersDeps, q: Queryable, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {
