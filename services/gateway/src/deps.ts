@@ -1,4 +1,5 @@
 import type { Bus } from '@zc/shared/bus';
+import { LONGPOLL_MAX_PARK_MS } from '@zc/shared/contracts';
 import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Logger } from '@zc/shared/logging';
 import type { Registry } from 'prom-client';
@@ -29,6 +30,11 @@ export interface GatewayConfig {
   trustProxy: boolean | string | ((address: string, hop: number) => boolean);
   /** One log line per request (ZC_ACCESS_LOG). */
   accessLog: boolean;
+  /**
+   * How long a parked poll may stay unanswered: the events service's heartbeat interval
+   * (ZC_HEARTBEAT_MS when fixed, for tests; else Zulip's longest), plus a second.
+   */
+  pollWindowMs: number;
 }
 
 /** The gateway's settings from the checked environment (@zc/shared/config's schema). */
@@ -44,6 +50,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     maxConcurrentPerUser: e.ZC_MAX_CONCURRENT_REQUESTS_PER_USER,
     trustProxy: parseTrustProxy(e.ZC_TRUST_PROXY),
     accessLog: e.ZC_ACCESS_LOG,
+    pollWindowMs: (e.ZC_HEARTBEAT_MS > 0 ? e.ZC_HEARTBEAT_MS : LONGPOLL_MAX_PARK_MS) + 1_000,
   };
 }
 

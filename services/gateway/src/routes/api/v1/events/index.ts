@@ -1,19 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { HeldOutcome } from '@zc/shared/bus';
-import { LONGPOLL_MAX_PARK_MS, eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import { eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
 import { EventsReplicas } from '../../../../lib/events-replicas.js';
 import { params } from '../../../../plugins/params.js';
 
-/**
- * How long a parked poll may stay unanswered: the heartbeat interval (ZC_HEARTBEAT_MS when
- * fixed, for tests), plus a second. The events replica heartbeats before this deadline (it
- * travels with the request); if no live replica answers by then, this gateway answers
- * `events: []` itself, so the client polls again.
- */
-const pollWindowMs = () => (Number(process.env.ZC_HEARTBEAT_MS) || LONGPOLL_MAX_PARK_MS) + 1_000;
 /**
  * A replica says at once that it holds a poll (it only has to receive it). One that does not
  * within this is paused or cut off (and NATS may still route to it for many seconds), and the
@@ -35,7 +28,10 @@ const MIN_PARK_MS = 1_500;
  */
 export default async function eventsRoutes(app: FastifyInstance) {
   const { bus, log } = app.deps;
-  const pollWindow = pollWindowMs();
+  // The events replica heartbeats before this deadline (it travels with the request); if no
+  // live replica answers by then, this gateway answers `events: []` itself, so the client
+  // polls again.
+  const pollWindow = app.deps.gateway.pollWindowMs;
   const replicas = new EventsReplicas();
   const stopListening = replicas.listen(bus);
   // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
