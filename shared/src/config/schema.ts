@@ -61,6 +61,9 @@ export const ENV_SCHEMA = Type.Object({
   NODE_ENV: str(['all'], 'production refuses the development secret key.', 'development'),
   // --- telemetry -------------------------------------------------------------------------
   OTEL_EXPORTER_OTLP_ENDPOINT: str(['telemetry'], 'OTLP/HTTP endpoint of a collector (e.g. http://otel-collector:4318); unset: no tracing.', undefined, { pattern: URL_PATTERN.http }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: str(['telemetry'], 'OTLP/HTTP endpoint for traces only (full URL, e.g. http://otel-collector:4318/v1/traces); overrides OTEL_EXPORTER_OTLP_ENDPOINT for traces.', undefined, { pattern: URL_PATTERN.http }),
+  OTEL_SDK_DISABLED: bool(['telemetry'], 'true: no tracing even with an endpoint set (OpenTelemetry\'s switch).', false),
+  OTEL_RESOURCE_ATTRIBUTES: str(['telemetry'], 'Extra resource attributes on exported spans, key=value pairs separated by commas (OpenTelemetry\'s format).', undefined, { pattern: '^[^=,]+=[^,]*(,[^=,]+=[^,]*)*$' }),
   OTEL_SERVICE_NAME: str(['telemetry'], 'Service name on exported spans.', undefined, { minLength: 1 }, { dynamicDefault: 'zc-<service>' }),
   // --- gateway ---------------------------------------------------------------------------
   ZC_GATEWAY_PORT: int(['gateway'], 'Port of the public HTTP API.', 0, 9991, 65535),
