@@ -62,6 +62,9 @@ redis.call('PEXPIRE', stream, ARGV[1])
 return 1
 `;
 
+/** A queue not polled yet may hold 1/this of the per-queue byte budget (ZC_MAX_EVENT_BYTES_PER_QUEUE). */
+export const UNPOLLED_BYTES_SHARE = 16;
+
 /**
  * ARGV: leader term, max events, max bytes, count, then per event: JetStream seq, origin, txid, JSON.
  * Fencing: the queue remembers the highest leader term that appended to it and refuses a
@@ -73,6 +76,7 @@ return 1
  * caller is fenced off.
  */
 export const APPEND = `${PRELUDE}
+local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
 if state() ~= 'ok' then return -1 end
 local term = tonumber(ARGV[1])
 if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
@@ -95,6 +99,10 @@ for i = 0, n - 1 do
   end
 end
 if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
+-- A queue never polled yet (a client that registered and left, or has not started polling)
+-- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
+-- the minutes until they expire; polling clients start within seconds of /register.
+if redis.call('HEXISTS', meta, 'polled') == 0 then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
 if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
   redis.call('HSET', meta, 'overflowed', '1')
   redis.call('DEL', stream)
@@ -155,6 +163,8 @@ if ARGV[9] == '1' and redis.call('HGET', meta, 'all_public_streams') == '1' then
   return {'gone'}
 end
 local last, mode = tonumber(ARGV[2]), ARGV[4]
+-- The client has polled: the queue gets its whole byte budget from now on (see APPEND).
+redis.call('HSETNX', meta, 'polled', '1')
 local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
 if mode ~= 'wake' then
   if last < pruned then return {'pruned', tostring(pruned)} end

@@ -97,6 +97,7 @@ t.test('queue store', async (t) => {
   t.test('a queue holds at most so many bytes of unacknowledged events; acknowledged ones free their share', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
+    t.match(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'the client polls');
     const big = (seq: number) => ev(seq, '', 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(380) });
     const size = big(1).json.length;
     t.equal(await append(q, [big(1), big(2)], 100, 1, 3 * size), 2, 'two fit in three');
@@ -111,6 +112,23 @@ t.test('queue store', async (t) => {
     t.equal(await append(r, [ev(1, 9, 'users'), ev(2, '')], 100, 1, 1 << 20), 2);
     await store.finishRegister(r, { users: '10:10:' });
     t.equal(await redis.hget(store.metaKey(r), 'bytes'), String(ev(2, '').json.length), 'events the /register state held are not counted');
+  });
+
+  t.test('a queue never polled holds a sixteenth of the byte budget; its first poll gives it the whole', async (t) => {
+    const big = (seq: number) => ev(seq, '', 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(380) });
+    const size = big(1).json.length;
+    const budget = 16 * 2 * size;
+    const unpolled = await newQueue();
+    await store.finishRegister(unpolled, {});
+    t.equal(await append(unpolled, [big(1), big(2)], 100, 1, budget), 2, 'two fit in a sixteenth');
+    t.equal(await append(unpolled, [big(3)], 100, 1, budget), -2, 'a third overflows the queue nobody polled');
+    t.same(await store.poll(unpolled, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'its client, if it comes, registers again');
+
+    const polled = await newQueue();
+    await store.finishRegister(polled, {});
+    t.equal(await append(polled, [big(1), big(2)], 100, 1, budget), 2);
+    t.match(await store.poll(polled, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 0 }, { id: 1 }] }, 'polled (nothing acknowledged)');
+    t.equal(await append(polled, [big(3), big(4), big(5)], 100, 1, budget), 3, 'now it holds more than a sixteenth');
   });
 
   t.test('a queue never polled lives only until its first-poll deadline; a poll of any kind gives it its lifespan', async (t) => {
