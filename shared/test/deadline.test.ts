@@ -12,6 +12,35 @@ import { testEnv } from '../src/testing/index.js';
 
 const slow = rpc('deadlinetest.v1.slow', { request: Type.Object({ seconds: Type.Number() }), reply: Type.Object({}) });
 
+interface Outcome {
+  ms: number;
+  err: unknown;
+}
+
+/** Serves `slow` with `sleep`, recording how long each call ran and how it ended. */
+async function serveSlow(bus: Bus, sleep: (seconds: number) => Promise<unknown>): Promise<Outcome[]> {
+  const outcome: Outcome[] = [];
+  bus.serve(slow, async (r) => {
+    const started = Date.now();
+    try {
+      await sleep(r.seconds);
+      outcome.push({ ms: Date.now() - started, err: undefined });
+    } catch (err) {
+      outcome.push({ ms: Date.now() - started, err });
+      throw err;
+    }
+    return {};
+  });
+  await bus.nc.flush();
+  return outcome;
+}
+
+/** The first recorded outcome, once the handler has ended (it goes on after its caller gave up). */
+async function firstOutcome(outcome: Outcome[]): Promise<Outcome | undefined> {
+  for (let i = 0; i < 100 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  return outcome[0];
+}
+
 t.test('a transaction stops at its request\'s deadline', async (t) => {
   const env = await testEnv(t);
   const log = createLogger({ service: 'deadline-test', level: 'silent' });
@@ -21,23 +50,10 @@ t.test('a transaction stops at its request\'s deadline', async (t) => {
     await bus.close();
     await pool.end();
   });
-  const outcome: Array<{ ms: number; err: unknown }> = [];
-  bus.serve(slow, async (r) => {
-    const started = Date.now();
-    try {
-      await transaction(pool, (tx) => tx.query('SELECT pg_sleep($1)', [r.seconds]));
-      outcome.push({ ms: Date.now() - started, err: undefined });
-    } catch (err) {
-      outcome.push({ ms: Date.now() - started, err });
-      throw err;
-    }
-    return {};
-  });
-  await bus.nc.flush();
+  const outcome = await serveSlow(bus, (seconds) => transaction(pool, (tx) => tx.query('SELECT pg_sleep($1)', [seconds])));
 
   await t.rejects(bus.request(slow, { seconds: 5 }, { timeoutMs: 800 }), { code: 'SERVICE_UNAVAILABLE' }, 'the caller times out');
-  for (let i = 0; i < 100 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-  const [o] = outcome;
+  const o = await firstOutcome(outcome);
   t.ok(o && o.ms < 2000, `the statement was cancelled at the deadline (${o?.ms} ms), not after 5 s`);
   t.equal((o?.err as { code?: string })?.code, '57014', 'cancelled by statement_timeout');
   t.equal(asOutage(o?.err)?.httpStatus, 503);
@@ -60,23 +76,10 @@ t.test("a plain pool query stops at its request's deadline, and every statement 
     await pool.end();
     await ceiling.end();
   });
-  const outcome: Array<{ ms: number; err: unknown }> = [];
-  bus.serve(slow, async (r) => {
-    const started = Date.now();
-    try {
-      await pool.query('SELECT pg_sleep($1)', [r.seconds]);
-      outcome.push({ ms: Date.now() - started, err: undefined });
-    } catch (err) {
-      outcome.push({ ms: Date.now() - started, err });
-      throw err;
-    }
-    return {};
-  });
-  await bus.nc.flush();
+  const outcome = await serveSlow(bus, (seconds) => pool.query('SELECT pg_sleep($1)', [seconds]));
 
   await t.rejects(bus.request(slow, { seconds: 5 }, { timeoutMs: 800 }), { code: 'SERVICE_UNAVAILABLE' });
-  for (let i = 0; i < 100 && outcome.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-  const [o] = outcome;
+  const o = await firstOutcome(outcome);
   t.ok(o && o.ms < 2000, `cancelled at the deadline (${o?.ms} ms), not after 5 s`);
   t.equal((o?.err as { code?: string })?.code, '57014', 'by a cancel request');
   const { rows: running } = await ceiling.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'zc-deadline-test' AND query LIKE '%pg_sleep%' AND state = 'active'");

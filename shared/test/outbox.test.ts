@@ -9,7 +9,7 @@ import path from 'node:path';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Bus, event } from '../src/bus/index.js';
-import { createPool, runMigrations } from '../src/db/index.js';
+import { createPool, runMigrations, transaction } from '../src/db/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { addManyToOutbox, addToOutbox, startOutboxRelay } from '../src/outbox/index.js';
 import { testEnv } from '../src/testing/index.js';
@@ -47,14 +47,9 @@ t.test('outbox relay', async (t) => {
     const total = 1234;
     // Several transactions, so that notifications arrive while passes run.
     for (let from = 0; from < total; from += 200) {
-      const c = await pool.connect();
-      try {
-        await c.query('BEGIN');
-        for (let n = from; n < Math.min(total, from + 200); n++) await addToOutbox(c, SCHEMA, happened, { n, text: `é "quoted" ${n}` });
-        await c.query('COMMIT');
-      } finally {
-        c.release();
-      }
+      await transaction(pool, async (tx) => {
+        for (let n = from; n < Math.min(total, from + 200); n++) await addToOutbox(tx, SCHEMA, happened, { n, text: `é "quoted" ${n}` });
+      });
     }
     await until(() => received.length >= total, 'every event');
     t.same(
@@ -70,14 +65,7 @@ t.test('outbox relay', async (t) => {
   t.test('many events written in one call keep their order, across statement chunks', async (t) => {
     received.length = 0;
     const total = 4500;
-    const c = await pool.connect();
-    try {
-      await c.query('BEGIN');
-      await addManyToOutbox(c, SCHEMA, Array.from({ length: total }, (_, n) => ({ c: happened, payload: { n, text: `many ${n}` } })));
-      await c.query('COMMIT');
-    } finally {
-      c.release();
-    }
+    await transaction(pool, (tx) => addManyToOutbox(tx, SCHEMA, Array.from({ length: total }, (_, n) => ({ c: happened, payload: { n, text: `many ${n}` } }))));
     await until(() => received.length >= total, 'every event');
     t.same(
       received.map((r) => r.n),

@@ -72,26 +72,22 @@ function outboxMetrics(registry: Registry, pool: Pool, schema: string): void {
       .catch(() => ({ rows: [] as Array<{ n: string; age: number | null }> }));
     return rows[0] ? { backlog: Number(rows[0].n), lag: Math.max(0, rows[0].age ?? 0) } : undefined;
   });
-  new Gauge({
-    name: 'zc_outbox_backlog',
-    help: 'Events written to the outbox and not yet relayed to NATS (with those relayed in the last second, deleted by the next pass)',
-    labelNames: ['schema'],
-    registers: [registry],
-    async collect() {
-      const r = await read();
-      if (r) this.set({ schema }, r.backlog);
-    },
-  });
-  new Gauge({
-    name: 'zc_outbox_lag_seconds',
-    help: 'Age of the oldest event not yet relayed to NATS (0 when none waits)',
-    labelNames: ['schema'],
-    registers: [registry],
-    async collect() {
-      const r = await read();
-      if (r) this.set({ schema }, r.lag);
-    },
-  });
+  const gauges = [
+    { name: 'zc_outbox_backlog', help: 'Events written to the outbox and not yet relayed to NATS (with those relayed in the last second, deleted by the next pass)', field: 'backlog' },
+    { name: 'zc_outbox_lag_seconds', help: 'Age of the oldest event not yet relayed to NATS (0 when none waits)', field: 'lag' },
+  ] as const;
+  for (const g of gauges) {
+    new Gauge({
+      name: g.name,
+      help: g.help,
+      labelNames: ['schema'],
+      registers: [registry],
+      async collect() {
+        const r = await read();
+        if (r) this.set({ schema }, r[g.field]);
+      },
+    });
+  }
 }
 
 function withinMs<T>(p: Promise<T>, ms: number): Promise<T> {
