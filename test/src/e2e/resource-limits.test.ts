@@ -102,6 +102,17 @@ t.test('every request does bounded work', async (t) => {
     t.equal((list.body.alert_words as string[]).length, 1000, 'the refused call wrote nothing');
   });
 
+  t.test('alert words: parallel adds cannot pass the per-user cap together', async (t) => {
+    const words = (n: number, p: string) => JSON.stringify(Array.from({ length: n }, (_, i) => `${p}${i}`));
+    const o = sys.client(sys.people.othello);
+    for (let i = 0; i < 9; i++) t.equal((await o.post('/users/me/alert_words', { alert_words: words(100, `s${i}-`) })).status, 200);
+    // 900 words, then fifteen calls of 100 at once: one fits.
+    const adds = await Promise.all(Array.from({ length: 15 }, (_, i) => o.post('/users/me/alert_words', { alert_words: words(100, `p${i}-`) })));
+    t.same(adds.map((r) => r.status).sort(), [...Array<number>(14).fill(400), 200].sort(), 'one call succeeds, the others are refused');
+    const list = await o.get('/users/me/alert_words');
+    t.equal((list.body.alert_words as string[]).length, 1000, 'the user holds exactly the cap');
+  });
+
   t.test('subscribe and unsubscribe: bounded streams, principals and pairs per call', async (t) => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ name: `s${i}` }));
     const r = await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify(many) });
