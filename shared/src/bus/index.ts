@@ -71,11 +71,20 @@ export interface HandlerContext {
 const DEADLINE_HEADER = 'Zc-Deadline';
 /**
  * Held requests (`requestHeld`): the caller asks with `Zc-Hold-Ack`, and a replica serving
- * the contract with a `holder` name answers at once with an empty message naming itself in
+ * the contract with a `holder` name answers soon with an empty message naming itself in
  * `Zc-Held-By`, then later with the reply.
  */
 const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
 const HELD_BY_HEADER = 'Zc-Held-By';
+/**
+ * The ack goes only to a request still unanswered after one to two of these (see `AckLater`):
+ * most are answered sooner (a long-poll finding its events, any quick request), and an ack
+ * each was one more socket write per request on both sides, since requests arriving one by
+ * one are each handled in a turn of their own.
+ */
+const ACK_AFTER_MS = 100;
+/** A request that must be started by a time closer than this is acknowledged at once (`Zc-Start-By`). */
+const ACK_NOW_WITHIN_MS = 500;
 /**
  * Failover (`request` with another live replica to turn to): a replica that cannot start the
  * request by this time (ms since the epoch) drops it, so a request not acknowledged in time
@@ -271,6 +280,42 @@ interface HeldWait {
   giveUp(why: 'timeout' | 'unacknowledged' | 'holder lost', holder?: string): void;
 }
 
+function sendHoldAck(msg: Msg, holder: string): void {
+  const h = natsHeaders();
+  h.set(HELD_BY_HEADER, holder);
+  msg.respond(Empty, { headers: h });
+}
+
+/**
+ * Acks of requests still unanswered after ACK_AFTER_MS to twice that: two generations of
+ * requests, and one timer (only while there are any) that acknowledges the older one.
+ */
+class AckLater {
+  private young = new Map<Msg, string>();
+  private old = new Map<Msg, string>();
+  private timer?: NodeJS.Timeout;
+
+  add(msg: Msg, holder: string): void {
+    this.young.set(msg, holder);
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      for (const [m, holder] of this.old) sendHoldAck(m, holder);
+      this.old = this.young;
+      this.young = new Map();
+      if (this.old.size === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    }, ACK_AFTER_MS);
+    this.timer.unref();
+  }
+
+  /** The reply is going out: no ack needed any more. */
+  answered(msg: Msg): void {
+    if (!this.young.delete(msg)) this.old.delete(msg);
+  }
+}
+
 /** Whether `req` may be sent again after the replica holding it went silent (RpcContract.safe). */
 function isSafe<C extends RpcContract>(c: C, req: RequestOf<C>): boolean {
   return typeof c.safe === 'function' ? c.safe(req) : c.safe === true;
@@ -325,6 +370,8 @@ export class Bus {
   private mux?: { prefix: string; waiting: Map<string, (m: Msg) => void>; next: number };
   private readonly pending = new Set<PendingAttempt>();
   private readonly held = new Set<HeldWait>();
+  /** Requests asking for an ack that are still being handled here. */
+  private readonly acks = new AckLater();
   private sweepTimer?: NodeJS.Timeout;
   private lastSweep = 0;
   /** RED per subject, once `instrument` gave a registry. */
@@ -460,10 +507,11 @@ export class Bus {
       log.warn({ late_ms: Date.now() - startBy }, 'request dropped: not started in time, its caller has asked another replica');
       return;
     }
+    let acked: Msg | undefined;
     if (msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
-      const h = natsHeaders();
-      h.set(HELD_BY_HEADER, holder ?? this.replicaId);
-      msg.respond(Empty, { headers: h });
+      // Acknowledged at once when the caller's limit is near (it then turns to another replica).
+      if (startBy > 0 && startBy - Date.now() < ACK_NOW_WITHIN_MS) sendHoldAck(msg, holder ?? this.replicaId);
+      else this.acks.add((acked = msg), holder ?? this.replicaId);
     }
     let body: ReplyBody;
     const started = performance.now();
@@ -501,6 +549,7 @@ export class Bus {
       const outcome = status < 400 ? 'ok' : status === 503 ? 'unavailable' : status < 500 ? 'client_error' : 'error';
       this.red.request(c.subject, outcome, (performance.now() - started) / 1000);
     }
+    if (acked) this.acks.answered(acked);
     if (!msg.reply) return;
     try {
       const { data, headers } = await encodeReply(body);
