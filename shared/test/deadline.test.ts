@@ -4,7 +4,7 @@
  */
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
-import { Bus, rpc } from '../src/bus/index.js';
+import { Bus, rpc, withCallerSignal } from '../src/bus/index.js';
 import { createPool, transaction } from '../src/db/index.js';
 import { asOutage } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
@@ -95,4 +95,44 @@ t.test("a plain pool query stops at its request's deadline, and every statement 
   t.ok(Date.now() - started < 2000);
   const { rows } = await ceiling.query<{ s: string }>("SELECT current_setting('statement_timeout') AS s");
   t.equal(rows[0]?.s, '300ms');
+});
+
+t.test('a caller who leaves stops the work: a plain query and a transaction are cancelled in the serving process', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'deadline-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 3, applicationName: 'zc-leave-test' });
+  const watcher = createPool(env.databaseUrl, { max: 1 });
+  const server = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'leave-server', log });
+  const caller = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'leave-caller', log });
+  t.teardown(async () => {
+    await caller.close();
+    await server.close();
+    await pool.end();
+    await watcher.end();
+  });
+  let inTransaction = false;
+  const outcome = await serveSlow(server, (seconds) => (inTransaction ? transaction(pool, (tx) => tx.query('SELECT pg_sleep($1)', [seconds])) : pool.query('SELECT pg_sleep($1)', [seconds])));
+  const sleeping = async () =>
+    (await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'zc-leave-test' AND query LIKE '%pg_sleep%' AND state = 'active'")).rows[0]?.n;
+
+  for (const tx of [false, true]) {
+    inTransaction = tx;
+    outcome.length = 0;
+    const leaving = new AbortController();
+    const started = Date.now();
+    const call = withCallerSignal(leaving.signal, () => caller.request(slow, { seconds: 8 }, { timeoutMs: 9000 }));
+    for (let i = 0; i < 50 && (await sleeping()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    t.equal(await sleeping(), 1, `${tx ? 'the transaction' : 'the query'} runs`);
+    leaving.abort();
+    await t.rejects(call, { message: 'The client closed the request' }, 'the caller stops waiting at once');
+    const o = await firstOutcome(outcome);
+    t.ok(o && Date.now() - started < 3000, `the statement was cancelled when the caller left (${o?.ms} ms), not after 8 s`);
+    t.equal((o?.err as { code?: string })?.code, '57014', 'by a cancel request');
+    t.equal(await sleeping(), 0, 'nothing is left running in PostgreSQL');
+  }
+
+  outcome.length = 0;
+  const stays = new AbortController();
+  await withCallerSignal(stays.signal, () => caller.request(slow, { seconds: 0.05 }, { timeoutMs: 3000 }));
+  t.equal(outcome[0]?.err, undefined, 'a caller who stays gets its answer, from a pool that still works');
 });

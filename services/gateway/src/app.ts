@@ -9,6 +9,7 @@ import zulipParams from './plugins/params.js';
 export { declaredParams } from './plugins/params.js';
 import rateLimit from './plugins/rate-limit.js';
 import concurrency from './plugins/concurrency.js';
+import callerGone from './plugins/caller-gone.js';
 import { registerRoutes } from './routes/index.js';
 
 /** Every route the gateway serves (`METHOD url`), for tools that walk them all (the fuzz suite). */
@@ -39,6 +40,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   await app.register(rateLimit);
   await app.register(concurrency);
   await app.register(auth);
+  await app.register(callerGone);
   app.addHook('onSend', async (request, reply) => {
     // Authenticated answers must never be cached by anything between us and the client.
     if (request.routeOptions.config?.auth !== false) reply.header('cache-control', 'private, no-store');

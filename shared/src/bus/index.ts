@@ -12,7 +12,7 @@ import { createInbox, Empty, headers as natsHeaders, type Msg, type MsgHdrs, typ
 import { jetstream, jetstreamManager, AckPolicy, DeliverPolicy, type ConsumerInfo, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { AppError, asOutage, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
+import { AppError, asOutage, clientClosedRequest, fromWireError, isAppError, payloadTooLarge, serviceUnavailable, toWireError, type WireError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { Gauge, type Registry } from 'prom-client';
 import { busMetrics, sharedRead, type BusMetrics, type EventOutcome } from '../metrics/index.js';
@@ -60,6 +60,8 @@ export interface HandlerContext {
   log: Logger;
   /** When the caller stops waiting (ms since the epoch); work after it is wasted. */
   deadline?: number;
+  /** Aborted when the caller has gone (its HTTP client disconnected): work after it is wasted too. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -96,19 +98,48 @@ const START_BY_HEADER = 'Zc-Start-By';
 const ACK_WITHIN_MS = 1_000;
 /** How often pending requests are checked for a missing ack or a silent holder. */
 const SWEEP_EVERY_MS = 250;
-const deadlines = new AsyncLocalStorage<number>();
+/**
+ * Cancellation when the caller leaves: a request made while a `signal` is current carries this
+ * id (`<caller replica>.<token>`); when the signal aborts, the caller publishes the id on
+ * `bus.cancel` and the replica working on it aborts the handler's own signal (which cancels its
+ * PostgreSQL statements, see db/index.ts, and the requests it made in turn). A broadcast, since
+ * the caller does not always know which replica of the queue group took the request; cancels
+ * are rare (a client gone mid-request), so every replica hearing each is cheap.
+ */
+const REQUEST_ID_HEADER = 'Zc-Request-Id';
+const CANCEL_SUBJECT = 'bus.cancel';
+
+/** What bounds the work of the request being handled: when its caller stops waiting, or leaves. */
+interface RequestBounds {
+  deadline?: number;
+  signal?: AbortSignal;
+}
+const bounds = new AsyncLocalStorage<RequestBounds>();
 
 /** The deadline of the request being handled, if any (for work that should stop with it). */
 export function currentDeadline(): number | undefined {
-  return deadlines.getStore();
+  return bounds.getStore()?.deadline;
+}
+
+/** Aborted when the caller of the request being handled has gone, if it can go (see withCallerSignal). */
+export function currentSignal(): AbortSignal | undefined {
+  return bounds.getStore()?.signal;
 }
 
 /**
- * Runs `fn` outside any request's deadline: for work a request starts but that serves others
- * too and outlives it (a writer draining a queue of many callers' sends).
+ * Runs `fn` as work for a caller who may leave: `signal` aborts when it does (the gateway, for a
+ * read whose HTTP client disconnected). Requests `fn` makes carry it to the serving replicas.
+ */
+export function withCallerSignal<T>(signal: AbortSignal, fn: () => T): T {
+  return bounds.run({ ...bounds.getStore(), signal }, fn);
+}
+
+/**
+ * Runs `fn` outside any request's deadline (and cancellation): for work a request starts but
+ * that serves others too and outlives it (a writer draining a queue of many callers' sends).
  */
 export function detachedFromDeadline<T>(fn: () => T): T {
-  return deadlines.exit(fn);
+  return bounds.exit(fn);
 }
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -252,7 +283,7 @@ export interface HeldRequestOptions {
 /** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
 export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted'; holder?: string };
 
-type AttemptOutcome = { msg: Msg } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'no responders'; holder?: string };
+type AttemptOutcome = { msg: Msg } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'no responders' | 'aborted'; holder?: string };
 
 interface PendingAttempt {
   service: string;
@@ -376,6 +407,9 @@ export class Bus {
   private lastSweep = 0;
   /** RED per subject, once `instrument` gave a registry. */
   private red?: BusMetrics;
+  /** Requests being handled that their caller may cancel, by request id (see REQUEST_ID_HEADER). */
+  private readonly cancellable = new Map<string, AbortController>();
+  private cancelSub?: Subscription;
   /** Durable consumers whose lag /metrics reports (`stream/durable` → names). */
   private readonly watched = new Map<string, { stream: string; durable: string }>();
 
@@ -454,7 +488,19 @@ export class Bus {
     this.subs.push(this.nc.subscribe(`${subject}.${this.replicaId}`, { callback }));
     if (opts.holder !== undefined) this.subs.push(this.nc.subscribe(`${subject}.${opts.holder}`, { callback }));
     this.served.add(c.service);
+    this.hearCancels();
     this.startBeating();
+  }
+
+  /** Aborts the handlers of requests whose caller has gone (see REQUEST_ID_HEADER). */
+  private hearCancels(): void {
+    if (this.cancelSub) return;
+    this.cancelSub = this.nc.subscribe(this.subject(CANCEL_SUBJECT), {
+      callback: (err, m) => {
+        if (!err) this.cancellable.get(dec.decode(m.data))?.abort();
+      },
+    });
+    this.subs.push(this.cancelSub);
   }
 
   /** Says once a second which services this replica serves (see liveness.ts). */
@@ -515,6 +561,9 @@ export class Bus {
     }
     let body: ReplyBody;
     const started = performance.now();
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+    const gone = requestId !== undefined ? new AbortController() : undefined;
+    if (requestId !== undefined && gone) this.cancellable.set(requestId, gone);
     try {
       // Named after the contract, not the replica-addressed subject: span names stay few.
       body = await withSpan(`process ${this.subject(c.subject)}`, 'server', { 'messaging.destination.name': msg.subject, 'messaging.operation.type': 'process' }, headersToCarrier(msg.headers), async () => {
@@ -528,13 +577,17 @@ export class Bus {
           log.error('request does not match its contract');
           throw new AppError('BAD_REQUEST', 'Malformed internal request', 400);
         }
-        const call = () => handler(req as RequestOf<C>, { subject: msg.subject, log, ...(deadline !== undefined ? { deadline } : {}) });
-        const reply = await (deadline !== undefined ? deadlines.run(deadline, call) : call());
+        const limits: RequestBounds = { ...(deadline !== undefined ? { deadline } : {}), ...(gone ? { signal: gone.signal } : {}) };
+        const call = () => handler(req as RequestOf<C>, { subject: msg.subject, log, ...limits });
+        const reply = await (deadline !== undefined || gone ? bounds.run(limits, call) : call());
         return { ok: reply ?? {} };
       });
     } catch (e) {
       const outage = asOutage(e);
-      if (isAppError(e)) {
+      if (gone?.signal.aborted) {
+        // Its statements were cancelled because the caller left: not an outage, and nobody reads it.
+        body = { err: toWireError(clientClosedRequest()) };
+      } else if (isAppError(e)) {
         body = { err: toWireError(e) };
       } else if (outage) {
         log.warn({ err: e }, 'a dependency is unavailable');
@@ -544,6 +597,7 @@ export class Bus {
         body = { err: { code: 'INTERNAL_SERVER_ERROR', msg: 'Internal server error', status: 500, data: {} } };
       }
     }
+    if (requestId !== undefined) this.cancellable.delete(requestId);
     if (this.red) {
       const status = 'err' in body ? body.err.status : 200;
       const outcome = status < 400 ? 'ok' : status === 503 ? 'unavailable' : status < 500 ? 'client_error' : 'error';
@@ -601,6 +655,8 @@ export class Bus {
       const inherited = currentDeadline();
       const timeout = Math.min(opts.timeoutMs ?? this.defaultTimeoutMs, inherited !== undefined ? inherited - Date.now() : Infinity);
       if (timeout <= 0) throw serviceUnavailable();
+      const signal = currentSignal();
+      if (signal?.aborted) throw clientClosedRequest();
       const deadline = Date.now() + timeout;
       const avoid = new Set<string>();
       for (;;) {
@@ -611,8 +667,10 @@ export class Bus {
           deadline,
           ...(fresh.length > 1 ? { ackWithinMs: ACK_WITHIN_MS } : {}),
           ...(to !== undefined ? { holder: to } : {}),
+          ...(signal !== undefined ? { signal } : {}),
         });
         if ('msg' in outcome) return dec.decode(await decodeReply(outcome.msg));
+        if (outcome.gaveUp === 'aborted') throw clientClosedRequest();
         const gone = outcome.holder ?? to;
         const again =
           Date.now() < deadline &&
@@ -632,16 +690,28 @@ export class Bus {
    * (and not start later than that); with `holder` (or once one acknowledged) its silence ends
    * the wait.
    */
-  private attempt(subject: string, data: Uint8Array, o: { service: string; deadline: number; ackWithinMs?: number; holder?: string }): Promise<AttemptOutcome> {
+  private attempt(
+    subject: string,
+    data: Uint8Array,
+    { signal, ...o }: { service: string; deadline: number; ackWithinMs?: number; holder?: string; signal?: AbortSignal },
+  ): Promise<AttemptOutcome> {
     return new Promise<AttemptOutcome>((resolve) => {
       const mux = this.inbox();
       const token = String(mux.next++);
       const started = Date.now();
       const p: PendingAttempt = { started, acked: false, heldSince: started, ...o, settle: () => undefined };
       const timer = setTimeout(() => p.settle({ gaveUp: 'timeout' }), Math.max(1, o.deadline - started));
+      const requestId = signal !== undefined ? `${this.replicaId}.${token}` : undefined;
+      const onAbort = () => {
+        // Whichever replica took it stops working on it (and on what it asked of others).
+        if (requestId !== undefined && !this.nc.isClosed()) this.nc.publish(this.subject(CANCEL_SUBJECT), enc.encode(requestId));
+        p.settle({ gaveUp: 'aborted' });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
       p.settle = (out) => {
         if (!mux.waiting.delete(token)) return;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         this.pending.delete(p);
         resolve(out);
       };
@@ -658,6 +728,7 @@ export class Bus {
       });
       if (o.ackWithinMs !== undefined || o.holder !== undefined) this.watch(p);
       const extra: Record<string, string> = { [DEADLINE_HEADER]: String(o.deadline) };
+      if (requestId !== undefined) extra[REQUEST_ID_HEADER] = requestId;
       if (o.ackWithinMs !== undefined) {
         extra[HOLD_ACK_HEADER] = '1';
         extra[START_BY_HEADER] = String(started + o.ackWithinMs);

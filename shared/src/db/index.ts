@@ -7,7 +7,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
-import { currentDeadline } from '../bus/index.js';
+import { currentDeadline, currentSignal } from '../bus/index.js';
+import { clientClosedRequest } from '../errors/index.js';
 
 // bigint columns (ids, counts) come back as numbers: every id we store is below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -55,6 +56,7 @@ export function createPool(url: string, opts: PoolOptions = {}): pg.Pool {
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_LIMIT_MS,
     ...(opts.statementTimeoutMs ? { statement_timeout: opts.statementTimeoutMs } : {}),
   });
+  poolUrls.set(pool, url);
   boundByDeadline(pool, url);
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
@@ -64,35 +66,65 @@ export function createPool(url: string, opts: PoolOptions = {}): pg.Pool {
   return pool;
 }
 
+/** Each pool's connection string, for the cancel requests of its transactions' statements. */
+const poolUrls = new WeakMap<pg.Pool, string>();
+
 /**
  * `pool.query` (outside a transaction) while a request is handled: the statement is cancelled
- * when the request's deadline passes (PostgreSQL's cancel request, sent on a connection of its
- * own, so it works even when every pooled connection is busy), rather than running on for a
- * caller that has gone. Without a deadline it is the pool's plain query. Transactions bound
- * their statements with SET LOCAL statement_timeout instead (begin()).
+ * when the request's deadline passes or its caller leaves (PostgreSQL's cancel request, sent on
+ * a connection of its own, so it works even when every pooled connection is busy), rather than
+ * running on for a caller that has gone. Without either it is the pool's plain query.
+ * Transactions bound their statements with SET LOCAL statement_timeout instead (begin()), and
+ * are cancelled when the caller leaves too (cancelOnLeave).
  */
 function boundByDeadline(pool: pg.Pool, url: string): void {
   const plain = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   const bounded = async (...args: unknown[]): Promise<unknown> => {
     const deadline = currentDeadline();
-    if (deadline === undefined || typeof args[args.length - 1] === 'function') return plain(...args);
+    const signal = currentSignal();
+    if ((deadline === undefined && signal === undefined) || typeof args[args.length - 1] === 'function') return plain(...args);
+    if (signal?.aborted) throw clientClosedRequest();
     const client = await pool.connect();
     const run = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
     let cancelled = false;
-    const timer = setTimeout(() => {
+    const cancel = () => {
       cancelled = true;
       cancelQuery(url, client);
-    }, Math.max(0, deadline - Date.now()));
+    };
+    const timer = deadline !== undefined ? setTimeout(cancel, Math.max(0, deadline - Date.now())) : undefined;
+    signal?.addEventListener('abort', cancel, { once: true });
     try {
       return await run(...args);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', cancel);
       // A cancel that arrives after its statement ended could hit the next one on this
       // connection: the connection is closed instead of going back to the pool.
       client.release(cancelled);
     }
   };
   (pool as unknown as { query: typeof bounded }).query = bounded;
+}
+
+/**
+ * While `client` runs a transaction for a request whose caller may leave: when it does, the
+ * statement running is cancelled (the transaction then fails and rolls back). Returns whether a
+ * cancel was sent, to close the connection rather than pool it (the cancel could land late).
+ */
+function cancelOnLeave(pool: pg.Pool, client: pg.PoolClient): () => boolean {
+  const signal = currentSignal();
+  const url = poolUrls.get(pool);
+  if (signal === undefined || url === undefined) return () => false;
+  let cancelled = false;
+  const cancel = () => {
+    cancelled = true;
+    cancelQuery(url, client);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  return () => {
+    signal.removeEventListener('abort', cancel);
+    return cancelled;
+  };
 }
 
 /**
@@ -117,7 +149,9 @@ function cancelQuery(url: string, client: pg.PoolClient): void {
 
 /** Runs `fn` in one transaction; rolls back if it throws. */
 export async function transaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => Promise<T>): Promise<T> {
+  if (currentSignal()?.aborted) throw clientClosedRequest();
   const client = await pool.connect();
+  const stopWatching = cancelOnLeave(pool, client);
   try {
     await client.query(begin());
     const result = await fn(client);
@@ -127,7 +161,7 @@ export async function transaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => P
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
-    client.release();
+    client.release(stopWatching());
   }
 }
 
@@ -228,7 +262,9 @@ export async function runMigrations(pool: pg.Pool, schema: string, dir: string, 
  * event, `isVisibleInSnapshot` tells whether an event's change is already in what `fn` read.
  */
 export async function readWithSnapshot<T>(pool: pg.Pool, fn: (q: pg.PoolClient) => Promise<T>): Promise<{ snapshot: string; result: T }> {
+  if (currentSignal()?.aborted) throw clientClosedRequest();
   const client = await pool.connect();
+  const stopWatching = cancelOnLeave(pool, client);
   try {
     await client.query(begin(' ISOLATION LEVEL REPEATABLE READ READ ONLY'));
     const { rows } = await client.query<{ s: string }>('SELECT pg_current_snapshot()::text AS s');
@@ -239,7 +275,7 @@ export async function readWithSnapshot<T>(pool: pg.Pool, fn: (q: pg.PoolClient) 
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   } finally {
-    client.release();
+    client.release(stopWatching());
   }
 }
 

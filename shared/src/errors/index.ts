@@ -70,6 +70,11 @@ export const serviceUnavailable = () =>
 export const organizationAdministratorRequired = () => new AppError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization administrator', 400);
 /** Zulip's OrganizationOwnerRequiredError. */
 export const organizationOwnerRequired = () => new AppError('UNAUTHORIZED_PRINCIPAL', 'Must be an organization owner', 400);
+/**
+ * The HTTP client went away before its answer (nginx's 499): the work done for it stops. Nobody
+ * reads this answer; it keeps such requests apart from failures in logs and metrics.
+ */
+export const clientClosedRequest = () => new AppError('BAD_REQUEST', 'The client closed the request', 499);
 export const payloadTooLarge = () => new AppError('PAYLOAD_TOO_LARGE', 'Request body too large', 413);
 /** A change whose client or domain event could never be delivered (over NATS's max_payload even gzipped). */
 export const changeTooLarge = () => new AppError('BAD_REQUEST', 'This request changes too much at once; split it into smaller requests', 400);

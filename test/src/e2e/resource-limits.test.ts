@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import t from 'tap';
+import { createPool } from '@zc/shared/db';
 import { startSystem, type Account } from '../harness.js';
 
 const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).toString('base64')}`;
@@ -102,6 +103,17 @@ t.test('every request does bounded work', async (t) => {
     t.equal((list.body.alert_words as string[]).length, 1000, 'the refused call wrote nothing');
   });
 
+  t.test('alert words: parallel adds cannot pass the per-user cap together', async (t) => {
+    const words = (n: number, p: string) => JSON.stringify(Array.from({ length: n }, (_, i) => `${p}${i}`));
+    const o = sys.client(sys.people.othello);
+    for (let i = 0; i < 9; i++) t.equal((await o.post('/users/me/alert_words', { alert_words: words(100, `s${i}-`) })).status, 200);
+    // 900 words, then fifteen calls of 100 at once: one fits.
+    const adds = await Promise.all(Array.from({ length: 15 }, (_, i) => o.post('/users/me/alert_words', { alert_words: words(100, `p${i}-`) })));
+    t.same(adds.map((r) => r.status).sort(), [...Array<number>(14).fill(400), 200].sort(), 'one call succeeds, the others are refused');
+    const list = await o.get('/users/me/alert_words');
+    t.equal((list.body.alert_words as string[]).length, 1000, 'the user holds exactly the cap');
+  });
+
   t.test('subscribe and unsubscribe: bounded streams, principals and pairs per call', async (t) => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ name: `s${i}` }));
     const r = await h.post('/users/me/subscriptions', { subscriptions: JSON.stringify(many) });
@@ -157,3 +169,44 @@ t.test('one user has at most so many requests in progress at once; other users a
   t.same(parallel.map((r) => r.status), [200, 200], 'two at once are fine');
 });
 
+
+t.test('a read whose client disconnects stops its database work at once (not at its deadline)', async (t) => {
+  const sys = await startSystem(t, { only: ['users', 'subscriptions', 'messages', 'gateway'] });
+  const { hamlet } = sys.people;
+  const db = createPool(sys.env.databaseUrl, { max: 2 });
+  t.teardown(() => db.end());
+  const waiting = async () =>
+    (
+      await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'zc-messages' AND state = 'active' AND wait_event_type = 'Lock'",
+      )
+    ).rows[0]?.n ?? 0;
+  // A narrow made slow on purpose: the message table is locked, so its query waits (as a query
+  // over a huge realm would run) until it is cancelled or the lock goes.
+  const holder = await db.connect();
+  await holder.query('BEGIN');
+  await holder.query('LOCK TABLE messages.message IN ACCESS EXCLUSIVE MODE');
+  t.teardown(async () => {
+    await holder.query('ROLLBACK').catch(() => undefined);
+    holder.release();
+  });
+
+  const narrow = encodeURIComponent(JSON.stringify([{ operator: 'search', operand: 'anything' }]));
+  const req = http.get(`${sys.baseUrl}/api/v1/messages?anchor=newest&num_before=100&num_after=0&narrow=${narrow}`, { headers: { authorization: basic(hamlet) } });
+  req.on('error', () => undefined);
+  req.on('response', (res) => t.fail(`the locked narrow was answered (${res.statusCode})`));
+  let n = 0;
+  for (let i = 0; i < 100 && (n = await waiting()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(n, 1, 'the narrow\'s query is running (waiting on the lock)');
+
+  const left = Date.now();
+  req.destroy();
+  for (let i = 0; i < 100 && (n = await waiting()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(n, 0, 'pg_stat_activity shows it gone');
+  const ms = Date.now() - left;
+  t.ok(ms < 2000, `cancelled ${ms} ms after the client left (its deadline was 10 s away)`);
+
+  await holder.query('COMMIT');
+  const again = await sys.client(hamlet).get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'search', operand: 'anything' }]) });
+  t.equal(again.status, 200, 'a client who waits is answered');
+});

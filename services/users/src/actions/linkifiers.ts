@@ -124,6 +124,9 @@ function checkAlertWords(words: readonly string[]): string[] {
 
 async function changeAlertWords(deps: UsersDeps, actor: Actor, change: (tx: Queryable) => Promise<void>, checkAfter?: (words: string[]) => void): Promise<string[]> {
   return transaction(deps.pool, async (tx) => {
+    // One change of a user's words at a time: two parallel adds would each count only their
+    // own rows (READ COMMITTED) and together pass the per-user cap.
+    await alertWordStore.lockUser(tx, actor.user_id);
     await change(tx);
     const words = await alertWordStore.listForUser(tx, actor.user_id);
     // Checked on the result, in the transaction: refused, nothing is written.

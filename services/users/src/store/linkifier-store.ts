@@ -44,6 +44,10 @@ export const linkifierStore = {
 };
 
 export const alertWordStore = {
+  /** Serializes changes of one user's alert words until the transaction ends. */
+  async lockUser(q: Queryable, userId: number): Promise<void> {
+    await q.query("SELECT pg_advisory_xact_lock(hashtext('users.alert_word'), $1::int)", [userId]);
+  },
   async listForUser(q: Queryable, userId: number): Promise<string[]> {
     const { rows } = await q.query<{ word: string }>('SELECT word FROM users.alert_word WHERE user_id = $1 ORDER BY word', [userId]);
     return rows.map((r) => r.word);
