@@ -8,7 +8,9 @@ export { doDeactivateUser, doRegenerateApiKey } from './actions/account-state.js
 export { doDeactivateRealm, doReactivateRealm } from './actions/realm-state.js';
 // Zulip's promote_new_full_members, run every minute by the service; tests run it at will.
 export { doAnnounceNewFullMembers } from './actions/full-members.js';
-export { makeDeps, type UsersDeps } from './deps.js';
+export { makeDeps, realmHostOf, type UsersDeps } from './deps.js';
+// Bulk seeding (benchmarks) announces accounts to the other services' read models as the service does.
+export { toUserRecord } from './lib/user-view.js';
 export { realmStore } from './store/realm-store.js';
 export { ApiKeyVault, generateApiKey } from './lib/credentials.js';
 export { MIGRATIONS_DIR } from './service.js';

@@ -28,11 +28,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const form = (p: Record<string, unknown>) =>
   new URLSearchParams(Object.entries(p).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString();
 
-export async function registerQueue(pool: Pool, who: BenchAccount, params: Record<string, unknown>): Promise<{ queueId: string; lastEventId: number }> {
+export async function registerQueue(pool: Pool, who: BenchAccount, params: Record<string, unknown>, host?: string): Promise<{ queueId: string; lastEventId: number }> {
   const r = await pool.request({
     method: 'POST',
     path: '/api/v1/register',
-    headers: { authorization: basicAuth(who), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'ZulipBench/1.0' },
+    headers: { authorization: basicAuth(who), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'ZulipBench/1.0', ...(host ? { host } : {}) },
     body: form(params),
   });
   const body = (await r.body.json()) as { result: string; queue_id: string; last_event_id: number; msg: string };

@@ -26,7 +26,7 @@ import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
-import type { QueueSettings, QueuedEvent } from '../store/queue-store.js';
+import type { CursorMove, QueueSettings, QueuedEvent } from '../store/queue-store.js';
 import type { PollHub } from './poll-hub.js';
 
 /** Consumers of the inbox are `events_notify_<term>`: one per leadership term. */
@@ -56,6 +56,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * shorter TTL): a successor starts within the TTL plus this after the leader stopped renewing.
  */
 const ELECT_EVERY_MS = 1_000;
+/**
+ * How long the cursor move of an applied batch waits for the next batch to ride with (see
+ * consumeFromCursor). Events are in their queues and polls woken before this; only the
+ * restart point of a successor, and the inbox acknowledgement, wait.
+ */
+const CURSOR_LINGER_MS = 50;
 
 export class Appender {
   private readonly token = randomUUID();
@@ -196,36 +202,62 @@ export class Appender {
         kick?.();
       }
     })();
+    // The last batch applied to every queue whose cursor move (and acknowledgement) is still
+    // to come: the move rides in the next batch's append pipeline, saving a round trip per
+    // batch, or goes alone when nothing follows within CURSOR_LINGER_MS. Until then a
+    // successor would start before this batch and skip its events queue by queue (each queue
+    // records the last seq it applied), as it does for any batch applied but not yet recorded.
+    let unmoved: JsMsg | undefined;
+    const moveCursor = async (): Promise<'ok' | 'stop'> => {
+      const last = unmoved as JsMsg;
+      unmoved = undefined;
+      return this.cursorMoved(await store.advanceCursor(epoch, last.seq, term), last);
+    };
     try {
       while (this.leading && !this.stopped) {
         if (buffered.length === 0) {
           if (ended) break;
-          await new Promise<void>((resolve) => (kick = resolve));
+          let timer: NodeJS.Timeout | undefined;
+          const arrived = await new Promise<boolean>((resolve) => {
+            kick = () => resolve(true);
+            if (unmoved) timer = setTimeout(() => resolve(false), CURSOR_LINGER_MS);
+          });
+          clearTimeout(timer);
           kick = undefined;
+          if (!arrived && unmoved && (await moveCursor()) === 'stop') break;
           continue;
         }
         const batch = buffered.splice(0, MAX_BATCH);
-        if (!(await this.apply(batch, term))) {
+        const previous = unmoved;
+        unmoved = undefined;
+        const outcome = await this.apply(batch, term, previous ? { epoch, seq: previous.seq } : undefined);
+        if (outcome.fenced) {
           this.resign('a newer leader wrote to a queue');
           break;
         }
-        const last = batch[batch.length - 1] as JsMsg;
-        const moved = await store.advanceCursor(epoch, last.seq, term);
-        if (moved === 'fenced') {
-          this.resign('a newer leader claimed the registry');
-          break;
-        }
-        if (moved === 'reset') {
-          log.warn('queue registry was reset; restarting delivery from its cursor');
-          break;
-        }
-        last.ack();
+        if (previous && this.cursorMoved(outcome.cursor ?? 'reset', previous) === 'stop') break;
+        unmoved = batch[batch.length - 1] as JsMsg;
       }
+      if (unmoved && this.leading && !this.stopped) await moveCursor();
     } finally {
       unwatch();
       messages.stop();
       await pump.catch(() => undefined);
     }
+  }
+
+  /** Acknowledges through `last` once the cursor moved past it; 'stop' when delivery must restart or end. */
+  private cursorMoved(moved: CursorMove, last: JsMsg): 'ok' | 'stop' {
+    if (moved === 'fenced') {
+      this.resign('a newer leader claimed the registry');
+      return 'stop';
+    }
+    if (moved === 'reset') {
+      this.deps.log.warn('queue registry was reset; restarting delivery from its cursor');
+      return 'stop';
+    }
+    last.ack();
+    return 'ok';
   }
 
   /** A newer term wrote somewhere: this replica stops delivering at once (the lock says so soon too). */
@@ -240,10 +272,11 @@ export class Appender {
   }
 
   /**
-   * Appends a batch of inbox events to every queue that wants them, then wakes their polls.
-   * False when a newer leadership term has written to one of the queues (fenced off).
+   * Appends a batch of inbox events to every queue that wants them, then wakes their polls;
+   * `cursor`: the registry cursor is moved there in the same round trip. `fenced` when a newer
+   * leadership term has written to one of the queues.
    */
-  async apply(batch: readonly JsMsg[], term: number): Promise<boolean> {
+  async apply(batch: readonly JsMsg[], term: number, cursor?: { epoch: string; seq: number }): Promise<{ fenced: boolean; cursor?: CursorMove }> {
     const { store, config, log } = this.deps;
     const notes: Note[] = [];
     for (const m of batch) {
@@ -260,7 +293,7 @@ export class Appender {
       notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
     }
     const perQueue = await this.route(notes);
-    const results = await store.append(perQueue, { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue }, term);
+    const { appended: results, cursor: moved } = await store.appendAndAdvance(perQueue, { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue }, term, cursor);
     const wake: string[] = [];
     let fenced = false;
     for (const [queueId, n] of results) {
@@ -285,7 +318,7 @@ export class Appender {
       const now = Date.now();
       for (const n of notes) this.onDelivered(String(n.notify.event.type ?? 'unknown'), Math.max(0, now - n.storedMs) / 1000);
     }
-    return !fenced;
+    return { fenced, ...(moved ? { cursor: moved } : {}) };
   }
 
   /**
@@ -322,7 +355,7 @@ export class Appender {
       for (const r of notify.users) userIds.add(typeof r === 'number' ? r : r.id);
       if (notify.public_stream) publicRealms.add(notify.realm_id);
     }
-    const [byUser, byRealm] = await Promise.all([store.queuesOfUsers([...userIds]), store.publicQueuesOfRealms([...publicRealms])]);
+    const { byUser, byRealm } = await store.queuesOf([...userIds], [...publicRealms]);
     const settings = await this.settingsOf([...new Set([...byUser.values(), ...byRealm.values()].flat())]);
 
     const perQueue = new Map<string, QueuedEvent[]>();

@@ -160,9 +160,8 @@ export class QueueStore {
   }
 
   /** 'reset' when the registry's epoch changed (start over), 'fenced' when a newer leader claimed it. */
-  async advanceCursor(epoch: string, seq: number, term: number): Promise<'ok' | 'reset' | 'fenced'> {
-    const r = Number(await this.scripts.zcEvqAdvanceCursor(this.registryKey, epoch, seq, term));
-    return r === 1 ? 'ok' : r === -3 ? 'fenced' : 'reset';
+  async advanceCursor(epoch: string, seq: number, term: number): Promise<CursorMove> {
+    return cursorMove(Number(await this.scripts.zcEvqAdvanceCursor(this.registryKey, epoch, seq, term)));
   }
 
   /** A new leader's first write: from now on no older term can move the cursor. False if a newer term did already. */
@@ -293,25 +292,34 @@ export class QueueStore {
 
   // --- delivery ----------------------------------------------------------------------------
 
-  /** Queue ids indexed for each user (may include dead ones; appends to those are refused). */
-  async queuesOfUsers(userIds: readonly number[]): Promise<Map<number, string[]>> {
-    const out = new Map<number, string[]>();
-    if (userIds.length === 0) return out;
+  /**
+   * Queue ids indexed for each user and, for each realm, its all_public_streams queues (may
+   * include dead ones; appends to those are refused): one pipeline, one round trip.
+   */
+  async queuesOf(userIds: readonly number[], publicRealmIds: readonly number[] = []): Promise<{ byUser: Map<number, string[]>; byRealm: Map<number, string[]> }> {
+    const byUser = new Map<number, string[]>();
+    const byRealm = new Map<number, string[]>();
+    if (userIds.length === 0 && publicRealmIds.length === 0) return { byUser, byRealm };
     const p = this.redis.pipeline();
     for (const id of userIds) p.smembers(this.userIndexKey(id));
+    for (const id of publicRealmIds) p.smembers(this.publicIndexKey(id));
     const res = (await p.exec()) ?? [];
-    userIds.forEach((id, i) => out.set(id, (res[i]?.[1] as string[] | undefined) ?? []));
-    return out;
+    const members = (i: number) => {
+      const [err, v] = res[i] ?? [new Error('no reply'), undefined];
+      if (err) throw err;
+      return (v as string[] | undefined) ?? [];
+    };
+    userIds.forEach((id, i) => byUser.set(id, members(i)));
+    publicRealmIds.forEach((id, i) => byRealm.set(id, members(userIds.length + i)));
+    return { byUser, byRealm };
+  }
+
+  async queuesOfUsers(userIds: readonly number[]): Promise<Map<number, string[]>> {
+    return (await this.queuesOf(userIds)).byUser;
   }
 
   async publicQueuesOfRealms(realmIds: readonly number[]): Promise<Map<number, string[]>> {
-    const out = new Map<number, string[]>();
-    if (realmIds.length === 0) return out;
-    const p = this.redis.pipeline();
-    for (const id of realmIds) p.smembers(this.publicIndexKey(id));
-    const res = (await p.exec()) ?? [];
-    realmIds.forEach((id, i) => out.set(id, (res[i]?.[1] as string[] | undefined) ?? []));
-    return out;
+    return (await this.queuesOf([], realmIds)).byRealm;
   }
 
   /** The settings of each queue, or null for a queue whose meta is gone. */
@@ -330,9 +338,24 @@ export class QueueStore {
 
   /** Appends each queue's events in one script call per queue, pipelined, fenced by `term`; see APPEND for results. */
   async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, limits: { maxEvents: number; maxBytes: number }, term: number): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    if (perQueue.size === 0) return out;
+    return (await this.appendAndAdvance(perQueue, limits, term)).appended;
+  }
+
+  /**
+   * `append`, and in the same pipeline (one round trip) the registry cursor moved to
+   * `cursor.seq`: the appender moves it past a batch it has already applied everywhere
+   * while it appends the next one (see Appender). Without `cursor`, only the appends.
+   */
+  async appendAndAdvance(
+    perQueue: ReadonlyMap<string, readonly QueuedEvent[]>,
+    limits: { maxEvents: number; maxBytes: number },
+    term: number,
+    cursor?: { epoch: string; seq: number },
+  ): Promise<{ appended: Map<string, number>; cursor?: CursorMove }> {
+    const appended = new Map<string, number>();
+    if (perQueue.size === 0 && !cursor) return { appended };
     const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    if (cursor) p.zcEvqAdvanceCursor(this.registryKey, cursor.epoch, cursor.seq, term);
     const ids = [...perQueue.keys()];
     for (const id of ids) {
       const events = perQueue.get(id) ?? [];
@@ -341,14 +364,20 @@ export class QueueStore {
       p.zcEvqAppend(...this.queueKeys(id), term, limits.maxEvents, limits.maxBytes, events.length, ...args);
     }
     const res = (await p.exec()) ?? [];
-    ids.forEach((id, i) => {
+    const value = (i: number) => {
       const [err, v] = res[i] ?? [new Error('no reply'), undefined];
       if (err) throw err;
-      out.set(id, Number(v));
-    });
-    return out;
+      return Number(v);
+    };
+    const first = cursor ? 1 : 0;
+    ids.forEach((id, i) => appended.set(id, value(first + i)));
+    return cursor ? { appended, cursor: cursorMove(value(0)) } : { appended };
   }
 }
+
+export type CursorMove = 'ok' | 'reset' | 'fenced';
+
+const cursorMove = (r: number): CursorMove => (r === 1 ? 'ok' : r === -3 ? 'fenced' : 'reset');
 
 function parseSettings(v: Array<string | null>): QueueSettings {
   const [userId, realmId, eventTypes, narrow, applyMarkdown, clientGravatar, allPublicStreams, capabilities] = v;
