@@ -5,6 +5,7 @@
  */
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
+import { createInbox, headers } from '@nats-io/nats-core';
 import { Bus, rpc } from '../src/bus/index.js';
 import { AppError } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
@@ -66,6 +67,30 @@ t.test('held requests', async (t) => {
 
   const none = rpc('heldtest.v1.none', { request: Type.Object({}), reply: Type.Object({}) });
   await t.rejects(client.requestHeld(none, {}, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: alive }), { code: 'SERVICE_UNAVAILABLE' }, 'no responder at all: 503');
+
+  // The ack is for requests still held after 100–200 ms: one answered sooner gets its reply
+  // alone (one message fewer per quick long-poll), one held longer gets the ack first.
+  const heard = async (ms: number) => {
+    const inbox = createInbox();
+    const got: string[] = [];
+    let done!: () => void;
+    const replied = new Promise<void>((r) => (done = r));
+    const sub = client.nc.subscribe(inbox, {
+      callback: (_e, m) => {
+        const by = m.headers?.get('Zc-Held-By');
+        got.push(by ? `ack ${by}` : 'reply');
+        if (!by) done();
+      },
+    });
+    const h = headers();
+    h.set('Zc-Hold-Ack', '1');
+    client.nc.publish(client.subject(hold.subject), JSON.stringify({ ms }), { reply: inbox, headers: h });
+    await replied;
+    sub.unsubscribe();
+    return got;
+  };
+  t.same(await heard(10), ['reply'], 'a quick reply comes without an ack');
+  t.same(await heard(400), ['ack replica-a', 'reply'], 'a held request is acknowledged, then answered');
 
   // Plain requests to a held contract get the reply, never the ack.
   t.same(await client.request(hold, { ms: 50 }), { waited: 50 }, 'request() is unaffected');

@@ -73,11 +73,20 @@ export interface HandlerContext {
 const DEADLINE_HEADER = 'Zc-Deadline';
 /**
  * Held requests (`requestHeld`): the caller asks with `Zc-Hold-Ack`, and a replica serving
- * the contract with a `holder` name answers at once with an empty message naming itself in
+ * the contract with a `holder` name answers soon with an empty message naming itself in
  * `Zc-Held-By`, then later with the reply.
  */
 const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
 const HELD_BY_HEADER = 'Zc-Held-By';
+/**
+ * The ack goes only to a request still unanswered after one to two of these (see `AckLater`):
+ * most are answered sooner (a long-poll finding its events, any quick request), and an ack
+ * each was one more socket write per request on both sides, since requests arriving one by
+ * one are each handled in a turn of their own.
+ */
+const ACK_AFTER_MS = 100;
+/** A request that must be started by a time closer than this is acknowledged at once (`Zc-Start-By`). */
+const ACK_NOW_WITHIN_MS = 500;
 /**
  * Failover (`request` with another live replica to turn to): a replica that cannot start the
  * request by this time (ms since the epoch) drops it, so a request not acknowledged in time
@@ -263,7 +272,7 @@ export interface HeldRequestOptions {
   timeoutMs: number;
   /** A replica that does not say it holds the request within this is taken as unreachable. */
   ackWithinMs: number;
-  /** Whether `holder`, which took the request at `heldSince`, still looks alive (asked every 250 ms). */
+  /** Whether `holder`, which took the request at `heldSince`, still looks alive (asked every SWEEP_EVERY_MS, 250 ms). */
   holderAlive(holder: string, heldSince: number): boolean;
   /** Stops waiting (the caller is closing). */
   signal?: AbortSignal;
@@ -273,8 +282,6 @@ export interface HeldRequestOptions {
 
 /** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
 export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted'; holder?: string };
-
-const HOLDER_CHECK_EVERY_MS = 250;
 
 type AttemptOutcome = { msg: Msg } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'no responders' | 'aborted'; holder?: string };
 
@@ -287,6 +294,57 @@ interface PendingAttempt {
   holder?: string;
   heldSince: number;
   settle(out: AttemptOutcome): void;
+}
+
+/** A `requestHeld` waiting for its reply (checked by the shared sweep). */
+interface HeldWait {
+  started: number;
+  /** When the caller stops waiting (ms since the epoch). */
+  deadline: number;
+  ackWithinMs: number;
+  /** The replica that said it holds the request, and since when. */
+  holder?: string;
+  heldSince: number;
+  holderAlive(holder: string, heldSince: number): boolean;
+  /** Runs `settle` once (the first outcome wins) and forgets the wait. */
+  settle(settle: () => void): void;
+  giveUp(why: 'timeout' | 'unacknowledged' | 'holder lost', holder?: string): void;
+}
+
+function sendHoldAck(msg: Msg, holder: string): void {
+  const h = natsHeaders();
+  h.set(HELD_BY_HEADER, holder);
+  msg.respond(Empty, { headers: h });
+}
+
+/**
+ * Acks of requests still unanswered after ACK_AFTER_MS to twice that: two generations of
+ * requests, and one timer (only while there are any) that acknowledges the older one.
+ */
+class AckLater {
+  private young = new Map<Msg, string>();
+  private old = new Map<Msg, string>();
+  private timer?: NodeJS.Timeout;
+
+  add(msg: Msg, holder: string): void {
+    this.young.set(msg, holder);
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      for (const [m, holder] of this.old) sendHoldAck(m, holder);
+      this.old = this.young;
+      this.young = new Map();
+      if (this.old.size === 0) {
+        clearInterval(this.timer);
+        this.timer = undefined;
+      }
+    }, ACK_AFTER_MS);
+    this.timer.unref();
+  }
+
+  /** The reply is going out: no ack needed any more. */
+  answered(msg: Msg): void {
+    if (!this.young.delete(msg)) this.old.delete(msg);
+  }
 }
 
 /** Whether `req` may be sent again after the replica holding it went silent (RpcContract.safe). */
@@ -349,6 +407,9 @@ export class Bus {
   /** One inbox subscription for every `request` (replies and acks told apart by token). */
   private mux?: { prefix: string; waiting: Map<string, (m: Msg) => void>; next: number };
   private readonly pending = new Set<PendingAttempt>();
+  private readonly held = new Set<HeldWait>();
+  /** Requests asking for an ack that are still being handled here. */
+  private readonly acks = new AckLater();
   private sweepTimer?: NodeJS.Timeout;
   private lastSweep = 0;
   /** RED per subject, once `instrument` gave a registry. */
@@ -499,10 +560,11 @@ export class Bus {
       log.warn({ late_ms: Date.now() - startBy }, 'request dropped: not started in time, its caller has asked another replica');
       return;
     }
+    let acked: Msg | undefined;
     if (msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
-      const h = natsHeaders();
-      h.set(HELD_BY_HEADER, holder ?? this.replicaId);
-      msg.respond(Empty, { headers: h });
+      // Acknowledged at once when the caller's limit is near (it then turns to another replica).
+      if (startBy > 0 && startBy - Date.now() < ACK_NOW_WITHIN_MS) sendHoldAck(msg, holder ?? this.replicaId);
+      else this.acks.add((acked = msg), holder ?? this.replicaId);
     }
     let body: ReplyBody;
     const started = performance.now();
@@ -548,6 +610,7 @@ export class Bus {
       const outcome = status < 400 ? 'ok' : status === 503 ? 'unavailable' : status < 500 ? 'client_error' : 'error';
       this.red.request(c.subject, outcome, (performance.now() - started) / 1000);
     }
+    if (acked) this.acks.answered(acked);
     if (!msg.reply) return;
     try {
       const { data, headers } = await encodeReply(body);
@@ -704,6 +767,11 @@ export class Bus {
   /** Checks `p` every SWEEP_EVERY_MS (one timer for every pending request) until it settles. */
   private watch(p: PendingAttempt): void {
     this.pending.add(p);
+    this.startSweep();
+  }
+
+  /** The one timer checking pending requests and held requests, while there are any. */
+  private startSweep(): void {
     if (this.sweepTimer) return;
     this.lastSweep = Date.now();
     this.sweepTimer = setInterval(() => {
@@ -717,8 +785,13 @@ export class Bus {
           if (!q.acked && q.ackWithinMs !== undefined && now - q.started >= q.ackWithinMs) q.settle({ gaveUp: 'unacknowledged', ...(q.holder !== undefined ? { holder: q.holder } : {}) });
           else if (q.holder !== undefined && !this.liveness.isAlive(q.service, q.holder, q.heldSince)) q.settle({ gaveUp: 'holder lost', holder: q.holder });
         }
+        for (const w of this.held) {
+          if (now >= w.deadline) w.giveUp('timeout');
+          else if (w.holder === undefined && now - w.started >= w.ackWithinMs) w.giveUp('unacknowledged');
+          else if (w.holder !== undefined && !w.holderAlive(w.holder, w.heldSince)) w.giveUp('holder lost', w.holder);
+        }
       }
-      if (this.pending.size === 0) {
+      if (this.pending.size === 0 && this.held.size === 0) {
         clearInterval(this.sweepTimer);
         this.sweepTimer = undefined;
       }
@@ -733,6 +806,10 @@ export class Bus {
    * (NATS still routes to a paused process until the server notices it), instead of at the end
    * of the whole wait; it can then ask again, reaching a live replica.
    * Error replies are rethrown as AppError, no responder as 503.
+   *
+   * The reply comes to the shared inbox (as `request`'s do) and the checks run in the shared
+   * sweep: a gateway parks one of these per long-poll, and a subscription and a timer of its
+   * own per poll were a SUB and an UNSUB to the server and a timer per delivered event.
    */
   async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
     const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
@@ -741,59 +818,48 @@ export class Bus {
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
       const started = Date.now();
       return new Promise<HeldOutcome<ReplyOf<C>>>((resolve, reject) => {
-        let done = false;
-        let holder: string | undefined;
-        let heldSince = 0;
-        let sub: Subscription | undefined;
-        const finish = (settle: () => void) => {
-          if (done) return;
-          done = true;
-          clearInterval(watch);
-          o.signal?.removeEventListener('abort', onAbort);
-          try {
-            sub?.unsubscribe();
-          } catch {
-            /* the connection is closed: so is the subscription */
-          }
-          settle();
+        const mux = this.inbox();
+        const token = String(mux.next++);
+        const onAbort = () => w.settle(() => resolve({ gaveUp: 'aborted' }));
+        const w: HeldWait = {
+          started,
+          deadline: started + o.timeoutMs,
+          ackWithinMs: o.ackWithinMs,
+          heldSince: 0,
+          holderAlive: o.holderAlive,
+          settle: (settle) => {
+            if (!mux.waiting.delete(token)) return;
+            this.held.delete(w);
+            o.signal?.removeEventListener('abort', onAbort);
+            settle();
+          },
+          giveUp: (why, holder) => w.settle(() => resolve({ gaveUp: why, ...(holder !== undefined ? { holder } : {}) })),
         };
-        const watch = setInterval(() => {
-          const now = Date.now();
-          if (now - started >= o.timeoutMs) finish(() => resolve({ gaveUp: 'timeout' }));
-          else if (holder === undefined && now - started >= o.ackWithinMs) finish(() => resolve({ gaveUp: 'unacknowledged' }));
-          else if (holder !== undefined && !o.holderAlive(holder, heldSince)) finish(() => resolve({ gaveUp: 'holder lost', holder }));
-        }, Math.max(10, Math.min(HOLDER_CHECK_EVERY_MS, o.timeoutMs)));
-        const onAbort = () => finish(() => resolve({ gaveUp: 'aborted' }));
-        if (o.signal?.aborted) return onAbort();
-        o.signal?.addEventListener('abort', onAbort);
-        const onMessage = (err: Error | null, m: Msg) => {
-          if (err || (m.data.length === 0 && m.headers?.code === 503)) {
-            if (err) this.log.warn({ err, subject }, 'request failed');
-            finish(() => reject(serviceUnavailable()));
-            return;
-          }
+        if (o.signal?.aborted) return resolve({ gaveUp: 'aborted' });
+        mux.waiting.set(token, (m) => {
+          if (m.data.length === 0 && m.headers?.code === 503) return w.settle(() => reject(serviceUnavailable()));
           const by = m.headers?.get(HELD_BY_HEADER);
           if (by) {
-            holder = by;
-            heldSince = Date.now();
+            w.holder = by;
+            w.heldSince = Date.now();
             return;
           }
           decodeReply(m).then(
             (bytes) => {
               const body = JSON.parse(dec.decode(bytes)) as ReplyBody;
-              finish(() => ('err' in body ? reject(fromWireError(body.err)) : resolve({ reply: body.ok as ReplyOf<C> })));
+              w.settle(() => ('err' in body ? reject(fromWireError(body.err)) : resolve({ reply: body.ok as ReplyOf<C> })));
             },
-            (e: unknown) => finish(() => reject(e)),
+            (e: unknown) => w.settle(() => reject(e)),
           );
-        };
+        });
+        o.signal?.addEventListener('abort', onAbort);
+        this.held.add(w);
+        this.startSweep();
         try {
-          const inbox = createInbox();
-          sub = this.nc.subscribe(inbox, { callback: onMessage });
-          this.nc.publish(subject, data, { reply: inbox, headers: carrierToHeaders({ [DEADLINE_HEADER]: String(started + o.timeoutMs), [HOLD_ACK_HEADER]: '1' }) });
+          this.nc.publish(subject, data, { reply: `${mux.prefix}.${token}`, headers: carrierToHeaders({ [DEADLINE_HEADER]: String(w.deadline), [HOLD_ACK_HEADER]: '1' }) });
         } catch (e) {
           this.log.warn({ err: e, subject }, 'request failed');
-          finish(() => reject(serviceUnavailable()));
-          return;
+          w.settle(() => reject(serviceUnavailable()));
         }
       });
     });

@@ -31,6 +31,9 @@ t.test('a poll parked on a dead events replica', async (t) => {
     index = await parkedOn();
   }
   t.ok(index >= 0, 'the poll parked on one replica');
+  // The replica says it holds the poll once it has stayed parked 100–200 ms (Bus acks); one
+  // killed before that is never heard of by the gateway, which asks another after a second.
+  await sleep(300);
   const victim = replicas[index];
   // Killed: its NATS connection drops, no reply is ever sent.
   await victim?.ctx.bus.nc.close();

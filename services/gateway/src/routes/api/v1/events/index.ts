@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import type { HeldOutcome } from '@zc/shared/bus';
 import { eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
@@ -34,12 +35,13 @@ export default async function eventsRoutes(app: FastifyInstance) {
   const pollWindow = app.deps.gateway.pollWindowMs;
   const replicas = new EventsReplicas();
   const stopListening = replicas.listen(bus);
+  const holderAlive = (replica: string, since: number) => replicas.isAlive(replica, since);
   // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
   // acknowledged only by the client's next last_event_id), instead of holding the close.
-  const parked = new Set<() => void>();
-  app.addHook('preClose', async () => {
-    for (const end of parked) end();
-  });
+  // One signal for every parked poll: one controller per poll cost as much as its bus request.
+  const closing = new AbortController();
+  setMaxListeners(0, closing.signal);
+  app.addHook('preClose', async () => closing.abort());
   app.addHook('onClose', async () => stopListening());
 
   app.get('/', async (request, response) => {
@@ -59,38 +61,31 @@ export default async function eventsRoutes(app: FastifyInstance) {
   /** One parked poll: asked of live replicas in turn until answered or the window passes. */
   async function parkedPoll(ask: GetEventsRequest, noEvents: GetEventsReply): Promise<GetEventsReply> {
     const windowEnd = Date.now() + pollWindow;
-    const closing = new AbortController();
-    const endNow = () => closing.abort();
-    parked.add(endNow);
-    try {
-      let avoid: string | undefined;
-      for (let attempt = 0; ; attempt++) {
-        const left = windowEnd - Date.now();
-        // The first attempt always goes, however short the window (tests use short heartbeats).
-        if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return noEvents;
-        const to = replicas.pick(avoid);
-        let outcome: HeldOutcome<GetEventsReply>;
-        try {
-          outcome = await bus.requestHeld(eventsRpc.get, ask, {
-            timeoutMs: Math.max(left, 1),
-            ackWithinMs: HOLD_ACK_WITHIN_MS,
-            holderAlive: (r, since) => replicas.isAlive(r, since),
-            signal: closing.signal,
-            ...(to !== undefined ? { to } : {}),
-          });
-        } catch (e) {
-          // No responder under that name: the replica is gone; the queue group decides next.
-          if (to === undefined || !isAppError(e) || e.code !== 'SERVICE_UNAVAILABLE') throw e;
-          replicas.forget(to);
-          continue;
-        }
-        if ('reply' in outcome) return outcome.reply;
-        if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return noEvents;
-        avoid = outcome.holder ?? to;
-        log.info({ queue_id: ask.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
+    let avoid: string | undefined;
+    for (let attempt = 0; ; attempt++) {
+      const left = windowEnd - Date.now();
+      // The first attempt always goes, however short the window (tests use short heartbeats).
+      if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return noEvents;
+      const to = replicas.pick(avoid);
+      let outcome: HeldOutcome<GetEventsReply>;
+      try {
+        outcome = await bus.requestHeld(eventsRpc.get, ask, {
+          timeoutMs: Math.max(left, 1),
+          ackWithinMs: HOLD_ACK_WITHIN_MS,
+          holderAlive,
+          signal: closing.signal,
+          ...(to !== undefined ? { to } : {}),
+        });
+      } catch (e) {
+        // No responder under that name: the replica is gone; the queue group decides next.
+        if (to === undefined || !isAppError(e) || e.code !== 'SERVICE_UNAVAILABLE') throw e;
+        replicas.forget(to);
+        continue;
       }
-    } finally {
-      parked.delete(endNow);
+      if ('reply' in outcome) return outcome.reply;
+      if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return noEvents;
+      avoid = outcome.holder ?? to;
+      log.info({ queue_id: ask.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');
     }
   }
 

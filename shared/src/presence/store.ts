@@ -21,8 +21,8 @@
  * Update ids start from the time in milliseconds when `seq` is missing, so ids handed out
  * after a lost dataset stay above those clients already hold.
  */
-import type { Redis } from '@zc/shared/redis';
-import { redisKey } from '@zc/shared/redis';
+import type { Redis } from '../redis/index.js';
+import { redisKey } from '../redis/index.js';
 
 /** One user's stored presence; timestamps in seconds, 0 when never seen. */
 export interface PresenceEntry {
@@ -35,6 +35,8 @@ export interface PresenceEntry {
 export type PingOutcome =
   | { kind: 'unloaded' }
   | { kind: 'hidden' }
+  /** A `quietOnly` ping that would have come online: nothing was written. */
+  | { kind: 'announce' }
   | { kind: 'recorded'; entry: PresenceEntry; changed: boolean; cameOnline: boolean; realmDisabled: boolean };
 
 export interface RealmPresence {
@@ -61,8 +63,9 @@ end
 
 /**
  * KEYS: presence, meta, hidden. ARGV: user id, now (s), active (1/0), min frequency, offline
- * threshold, legacy activity offset, now (ms, the first seq).
- * Returns {-1} unloaded, {0} hidden, else {1, changed, came_online, active_ts, idle_ts, update_id, realm_disabled}.
+ * threshold, legacy activity offset, now (ms, the first seq), quiet only (1/0).
+ * Returns {-1} unloaded, {0} hidden, {-2} when quiet only and the ping comes online (nothing
+ * written), else {1, changed, came_online, active_ts, idle_ts, update_id, realm_disabled}.
  *
  * Zulip's rules (do_update_user_presence): the connection time moves when it is older than the
  * minimum frequency; an active ping also moves the activity time (and the connection time with
@@ -91,13 +94,14 @@ if active and (a == 0 or now - a > minFreq) then
   na = now
   if ni < now then ni = now end
 end
+local cameOnline = creating or (active and (wasOffline or wasIdle))
+if cameOnline and ARGV[8] == '1' then return {-2} end
 local changed = creating or na ~= a or ni ~= i
 if changed then
   if redis.call('HEXISTS', meta, 'seq') == 0 then redis.call('HSET', meta, 'seq', ARGV[7]) end
   u = redis.call('HINCRBY', meta, 'seq', 1)
   redis.call('HSET', pres, uid, na .. ',' .. ni .. ',' .. u)
 end
-local cameOnline = creating or (active and (wasOffline or wasIdle))
 local disabled = redis.call('HGET', meta, 'realm_disabled') == '1'
 return {1, changed and 1 or 0, cameOnline and 1 or 0, na, ni, u, disabled and 1 or 0}
 `;
@@ -181,8 +185,13 @@ export class PresenceStore {
     return [base, `${base}:meta`, `${base}:hidden`];
   }
 
-  /** Records a ping at `nowSeconds` (see PING for the rules). */
-  async ping(realmId: number, userId: number, active: boolean, nowSeconds: number, rules: PingRules): Promise<PingOutcome> {
+  /**
+   * Records a ping at `nowSeconds` (see PING for the rules). With `quietOnly`, a ping that
+   * comes online (and so must be announced to the realm) is not written but answered
+   * `announce`, for whoever can announce it to record: the gateway stores the steady pings of
+   * online users itself and leaves the rest to the users service.
+   */
+  async ping(realmId: number, userId: number, active: boolean, nowSeconds: number, rules: PingRules, quietOnly = false): Promise<PingOutcome> {
     const r = (await this.scripts.zcPresencePing(
       ...this.keys(realmId),
       userId,
@@ -192,8 +201,10 @@ export class PresenceStore {
       rules.offlineThresholdSeconds,
       rules.legacyActivityOffsetSeconds,
       nowSeconds * 1000,
+      quietOnly ? 1 : 0,
     )) as number[];
     if (r[0] === -1) return { kind: 'unloaded' };
+    if (r[0] === -2) return { kind: 'announce' };
     if (r[0] === 0) return { kind: 'hidden' };
     const [, changed, cameOnline, activeTs, idleTs, updateId, disabled] = r as [number, number, number, number, number, number, number];
     return { kind: 'recorded', entry: { userId, activeTs, idleTs, updateId }, changed: changed === 1, cameOnline: cameOnline === 1, realmDisabled: disabled === 1 };

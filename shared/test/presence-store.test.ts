@@ -1,9 +1,9 @@
 /** The presence store against real Redis: Zulip's timing rules, visibility and its loading. */
 import t from 'tap';
-import { PRESENCE_TIMING } from '@zc/shared/contracts';
-import { createRedis } from '@zc/shared/redis';
-import { testEnv } from '@zc/shared/testing';
-import { PresenceStore } from '../../src/store/presence-store.js';
+import { PRESENCE_TIMING } from '../src/contracts/index.js';
+import { createRedis } from '../src/redis/index.js';
+import { testEnv } from '../src/testing/index.js';
+import { PresenceStore } from '../src/presence/index.js';
 
 t.test('presence store', async (t) => {
   const env = await testEnv(t);
@@ -87,6 +87,23 @@ t.test('presence store', async (t) => {
     t.notOk(await store.loadVisibility(OTHER, gen, false, []), 'stale load refused');
     t.ok(await store.loadVisibility(OTHER, await store.visibilityGeneration(OTHER), false, [5]));
     t.same(await store.ping(OTHER, 5, true, T0, PRESENCE_TIMING), { kind: 'hidden' });
+  });
+
+  t.test('a quiet-only ping writes a steady ping but leaves one that comes online untouched', async (t) => {
+    const QUIET = 9;
+    t.ok(await store.loadVisibility(QUIET, await store.visibilityGeneration(QUIET), false, []));
+    const quiet = (user: number, active: boolean, at: number) => store.ping(QUIET, user, active, at, PRESENCE_TIMING, true);
+    t.same(await quiet(1, true, T0), { kind: 'announce' }, 'a first ping comes online');
+    t.equal(await store.readOne(QUIET, 1), null, 'and was not written');
+    t.match(await store.ping(QUIET, 1, true, T0, PRESENCE_TIMING), { kind: 'recorded', cameOnline: true }, 'the users service records it');
+    t.match(await quiet(1, true, T0 + 60), { kind: 'recorded', changed: true, cameOnline: false, entry: { activeTs: T0 + 60, idleTs: T0 + 60 } }, 'the next minute is written');
+    t.match(await quiet(1, false, T0 + 120), { kind: 'recorded', changed: true, entry: { activeTs: T0 + 60, idleTs: T0 + 120 } }, 'going idle too');
+    const back = T0 + 120 + PRESENCE_TIMING.offlineThresholdSeconds + 1;
+    t.same(await quiet(1, true, back), { kind: 'announce' }, 'back from offline comes online');
+    t.match(await store.readOne(QUIET, 1), { activeTs: T0 + 60, idleTs: T0 + 120 }, 'unchanged');
+    await store.setHidden(QUIET, 1, true);
+    t.same(await quiet(1, true, back), { kind: 'hidden' });
+    t.same(await store.ping(10, 1, true, T0, PRESENCE_TIMING, true), { kind: 'unloaded' }, 'an unloaded realm is left to the loader');
   });
 
   t.test('forgetUser drops the entry', async (t) => {
