@@ -121,10 +121,13 @@ export const eventsRpc = {
 /**
  * Core-NATS broadcast between events replicas (no queue group: every replica hears it):
  * queues that got events (`wake`), and the newest poll parked on a queue (`supplant`, so the
- * replica holding an older poll of that queue ends it). Not for other services.
+ * replica holding an older poll of that queue ends it). Not for other services. `from`: the
+ * sending replica, which has already woken its own polls (replicas that do not send it are
+ * heard as before).
  */
 export const EventsBroadcast = Type.Object({
   wake: Type.Optional(Type.Array(Type.String())),
+  from: Type.Optional(Type.String()),
   supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;
