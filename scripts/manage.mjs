@@ -116,6 +116,22 @@ const COMMANDS = {
       return { user_id: user.id, email: a['new-email'].trim(), changed };
     },
   },
+  'deactivate-realm': {
+    summary: "Deactivate a realm (Zulip's deactivate_realm): every user's API key is refused, clients are told and their event queues dropped",
+    options: realmOpt,
+    async run(ctx, a) {
+      const realm = await ctx.realm(a.realm);
+      return ctx.withRedis(async (deps, credentialsRevoked) => ({ realm_id: realm.id, changed: await users.doDeactivateRealm(deps, realm.id), credentials_revoked: credentialsRevoked }));
+    },
+  },
+  'reactivate-realm': {
+    summary: "Reactivate a deactivated realm (Zulip's reactivate_realm)",
+    options: realmOpt,
+    async run(ctx, a) {
+      const realm = await ctx.realm(a.realm);
+      return ctx.withRedis(async (deps, credentialsRevoked) => ({ realm_id: realm.id, changed: await users.doReactivateRealm(deps, realm.id), credentials_revoked: credentialsRevoked }));
+    },
+  },
   'export-realm': {
     summary: 'Write a realm (every service\'s rows and its uploaded files) to one JSON file: backups and moves',
     options: { ...realmOpt, output: { type: 'string', help: 'the file to write (mode 0600: it holds password hashes and encrypted API keys)', required: true } },
@@ -267,6 +283,23 @@ try {
       const defs = await Promise.all(['users', 'subscriptions', 'messages', 'drafts'].map(async (n) => Object.values(await import(`@zc/${n}`)).find((v) => v?.name === n && v.migrationsDir)));
       const uploads = await import('@zc/uploads');
       for (const d of [...defs, uploads.uploadsService()]) if (d?.migrationsDir) await runMigrations(pool, d.name, d.migrationsDir, d.migrationLibraries);
+    },
+    /**
+     * Runs `fn` with deps that reach Redis (ZC_REDIS_URL), so a revocation holds on every gateway
+     * replica when the command returns (the credential tokens). Without Redis the change still
+     * happens, and the gateways drop the realm's cached keys when they hear of it (the outbox
+     * carries it whenever the services run): `fn` is told which it was.
+     */
+    async withRedis(fn) {
+      const { Redis } = await import('@zc/shared/redis');
+      const redis = new Redis(config.redisUrl, { lazyConnect: true, connectTimeout: 3_000, maxRetriesPerRequest: 1, retryStrategy: () => null, enableOfflineQueue: false });
+      redis.on('error', () => undefined);
+      const reachable = await redis.connect().then(() => true, () => false);
+      try {
+        return await fn(reachable ? users.makeDeps({ pool, config, redis, log: deps.log }) : deps, reachable);
+      } finally {
+        redis.disconnect();
+      }
     },
     async user(a) {
       const r = await realm(a.realm);

@@ -4,7 +4,7 @@ import type { Logger } from '@zc/shared/logging';
 import type { Bus } from '@zc/shared/bus';
 import type { Redis } from '@zc/shared/redis';
 import { ApiKeyVault } from './lib/credentials.js';
-import { PresenceStore } from './store/presence-store.js';
+import { PresenceStore } from '@zc/shared/presence';
 import type { RealmRow } from './store/realm-store.js';
 
 /** Everything the users service's actions and queries need, built once at start. */

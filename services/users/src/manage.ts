@@ -5,6 +5,7 @@
  */
 export { doCreateRealm, doCreateUser, doGrant, type NewAccount } from './actions/users.js';
 export { doDeactivateUser, doRegenerateApiKey } from './actions/account-state.js';
+export { doDeactivateRealm, doReactivateRealm } from './actions/realm-state.js';
 // Zulip's promote_new_full_members, run every minute by the service; tests run it at will.
 export { doAnnounceNewFullMembers } from './actions/full-members.js';
 export { makeDeps, realmHostOf, type UsersDeps } from './deps.js';

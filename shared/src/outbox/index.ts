@@ -152,6 +152,14 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
         return;
       }
       await c.query(`SET idle_session_timeout = ${LEADER_IDLE_LIMIT_MS}`);
+      // The leader's only writes delete rows already published (and move unpublishable ones
+      // aside). Waiting for their WAL flush put a disk flush (5 ms here, more under load)
+      // between every commit's NOTIFY and its publish, since each pass deletes the previous
+      // pass's rows in the statement that reads the new ones. Not waiting risks only what a
+      // crash between publish and delete already risks: after a PostgreSQL crash the last
+      // deletes may be undone, and those rows are published again under the same message id,
+      // which JetStream drops.
+      await c.query('SET synchronous_commit = off');
       const l: Leader = { client: c, broken: false };
       c.on('notification', () => {
         dirty = true;

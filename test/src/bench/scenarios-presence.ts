@@ -3,8 +3,10 @@
  * - `presence-ping`: 10,000 online users each pinging once a minute (POST /users/me/presence,
  *   ping_only, as a client between its presence fetches), measured in steady state: every
  *   user pinged once before, more than the 55 s after which a ping is stored again, so each
- *   measured ping writes and is authenticated afresh (the gateway's credential cache lives 30 s).
- *   Headline: the share of one core the system's processes spend on it (budget: under 10 %).
+ *   measured ping writes (the gateway's key cache outlives a ping interval, as with real clients,
+ *   so each ping checks the cached key's credential tokens rather than the key itself).
+ *   Headline: the share of one core the system's processes spend on it above what they spend
+ *   idle (budget: under 10 %); the gross figure, idle included, is reported beside it.
  * - `presence-realm-read`: the presence of a 1,000-person realm, as clients fetch it (POST
  *   /users/me/presence with slim_presence) and as GET /realm/presence gives it (legacy format).
  *
@@ -70,29 +72,56 @@ const presencePing = defineScenario<SeededRealm>({
     const realm = ctx.state;
     const users = realm.accounts.length;
     const target = pingTarget('POST /users/me/presence (ping_only)', realm, 'status=active&ping_only=true');
-    const warmRate = Number(ctx.options.extra.warm_rate ?? 500);
+    const warmRate = Number(ctx.options.extra.warm_rate ?? 250);
     const warmStart = Date.now();
     ctx.log(`presence-ping: every one of ${users} users comes online (${warmRate}/s)`);
     const warm = await ctx.runStep(target, { rate: warmRate, durationSeconds: Math.ceil(users / warmRate) });
-    // The measured pings are each user's second, more than PRESENCE_UPDATE_MIN_FREQ_SECONDS (55 s) after the first.
+    // The measured pings are each user's second, more than PRESENCE_UPDATE_MIN_FREQ_SECONDS (55 s)
+    // after the first. What the services burn with nobody pinging (timers, sweeps, heartbeats) is
+    // not the users' cost: it is measured over the end of that wait (once the warm-up's backlog is
+    // served) and taken off, per service.
+    const idleMs = Number(ctx.options.extra.idle_ms ?? 10_000);
     const wait = warmStart + 57_000 - Date.now();
-    if (wait > 0) {
-      ctx.log(`presence-ping: waiting ${Math.round(wait / 1000)} s for the steady state`);
-      await sleep(wait);
-    }
+    ctx.log(`presence-ping: waiting ${Math.round(Math.max(wait, idleMs) / 1000)} s for the steady state, the last ${idleMs / 1000} s idle`);
+    await sleep(Math.max(0, wait - idleMs));
+    const idleBefore = ctx.cpuSecondsByService?.() ?? {};
+    await sleep(idleMs);
+    const idleAfter = ctx.cpuSecondsByService?.() ?? {};
     const rate = Math.round(users / 60);
     const seconds = Number(ctx.options.extra.seconds ?? 15);
+    const byBefore = ctx.cpuSecondsByService?.() ?? {};
+    // Monotonic microseconds (the clock of V8's .cpuprofile files), so a profile can be cut to the steady step.
+    const monoUs = () => Number(process.hrtime.bigint() / 1000n);
+    const steadyFrom = monoUs();
+    const stepStarted = performance.now();
     const step = await ctx.runStep(target, { rate, durationSeconds: seconds });
-    const cpuPerPing = step.systemCpuMsPerRequest;
+    const stepMs = performance.now() - stepStarted;
+    const steadyTo = monoUs();
+    ctx.log(`presence-ping: steady step on the monotonic clock ${steadyFrom}..${steadyTo} us (cut --cpu-prof profiles to it)`);
+    const byAfter = ctx.cpuSecondsByService?.() ?? {};
+    const pings = step.completed;
+    const perPingUs = (k: string, v: number) => Math.round(((v - (byBefore[k] ?? 0)) * 1e6) / pings);
+    const idleUs = (k: string) => Math.round((((idleAfter[k] ?? 0) - (idleBefore[k] ?? 0)) / idleMs) * stepMs * 1e6) / pings;
+    const grossByService = Object.fromEntries(Object.entries(byAfter).map(([k, v]) => [k, perPingUs(k, v)]));
+    const netByService = Object.fromEntries(Object.entries(byAfter).map(([k, v]) => [k, Math.round(perPingUs(k, v) - idleUs(k))]));
+    const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0) / 1000;
     const headlines = [
       { label: `presence pings at ${users} users/min: p50`, value: step.latency.p50, unit: 'ms' },
       { label: `presence pings at ${users} users/min: p99`, value: step.latency.p99, unit: 'ms' },
     ];
+    const share = (msPerPing: number) => Math.round(((msPerPing * rate) / 1000) * 1000) / 10;
+    const cpuPerPing = step.systemCpuMsPerRequest;
     if (cpuPerPing !== undefined) {
-      headlines.push({ label: 'presence ping CPU (services)', value: Math.round(cpuPerPing * 1000) / 1000, unit: 'ms' });
-      headlines.push({ label: `CPU share of one core for ${users} online users`, value: Math.round(((cpuPerPing * rate) / 1000) * 1000) / 10, unit: '%', budget: { op: '<', value: 10 } } as (typeof headlines)[number]);
+      headlines.push({ label: 'presence ping CPU (services, gross)', value: Math.round(cpuPerPing * 1000) / 1000, unit: 'ms' });
+      headlines.push({ label: `CPU share of one core, gross (idle included)`, value: share(cpuPerPing), unit: '%' });
     }
-    return { headlines, steps: [warm, step], details: { users, rate, warm_errors: warm.errors } };
+    if (Object.keys(netByService).length > 0) {
+      const net = sum(netByService);
+      ctx.log(`presence-ping: CPU us/ping gross ${JSON.stringify(grossByService)}, above idle ${JSON.stringify(netByService)}`);
+      headlines.push({ label: 'presence ping CPU above idle (services)', value: Math.round(net * 1000) / 1000, unit: 'ms' });
+      headlines.push({ label: `CPU share of one core for ${users} online users`, value: share(net), unit: '%', budget: { op: '<', value: 10 } } as (typeof headlines)[number]);
+    }
+    return { headlines, steps: [warm, step], details: { users, rate, warm_errors: warm.errors, cpu_us_per_ping_by_service: grossByService, cpu_us_per_ping_above_idle_by_service: netByService, steady_monotonic_us: [steadyFrom, steadyTo] } };
   },
 });
 

@@ -28,6 +28,9 @@ interface Fixtures {
   publicStream: number;
   privateStream: number;
   publicMessage: number;
+  /** A web-public stream (the realm allows spectators) only iago is subscribed to, and a message in it. */
+  webStream: number;
+  webMessage: number;
   privateMessage: number;
   /** In a private stream with protected history, sent before othello joined. */
   vaultMessage: number;
@@ -99,8 +102,16 @@ const RESOURCE_ROWS: Array<Omit<Row, 'refused'> & { by: RoleName | 'othello' }> 
   { what: 'removed from a private stream: react to its message', by: 'othello', method: 'post', path: (f) => `/messages/${f.leftMessage}/reactions`, params: () => ({ emoji_name: 'smile' }), refusal: err('Invalid message(s)') },
   { what: 'removed from a private stream: edit its topic', by: 'othello', method: 'patch', path: (f) => `/messages/${f.leftMessage}`, params: () => ({ topic: 'mine now' }), refusal: err('Invalid message(s)') },
   { what: 'a guest reads a public stream they are not in', by: 'guest', method: 'get', path: (f) => `/messages/${f.publicMessage}`, refusal: err('Invalid message(s)') },
+  // Zulip's has_message_access: web-public gives a guest no more than public does.
+  { what: 'a guest reads a web-public stream they are not in', by: 'guest', method: 'get', path: (f) => `/messages/${f.webMessage}`, refusal: err('Invalid message(s)') },
+  { what: 'a guest reacts in a web-public stream they are not in', by: 'guest', method: 'post', path: (f) => `/messages/${f.webMessage}/reactions`, params: () => ({ emoji_name: 'smile' }), refusal: err('Invalid message(s)') },
+  { what: 'a member makes a stream web-public (administrators only by default)', by: 'member', method: 'patch', path: (f) => `/streams/${f.publicStream}`, params: () => ({ is_web_public: true }), refusal: MUST_BE_ADMIN },
   { what: 'a guest subscribes someone to a stream they cannot access', by: 'guest', method: 'post', path: () => '/users/me/subscriptions', params: (f) => ({ subscriptions: JSON.stringify([{ name: 'Matrix public' }]), principals: JSON.stringify([f.othello]) }), refusal: err('Unable to access channel (Matrix public).', null) },
 ];
+
+// Zulip's WEB_PUBLIC_STREAMS_ENABLED server setting, which the subscriptions service reads from
+// its environment at start (each test file runs in a process of its own).
+process.env.ZC_WEB_PUBLIC_STREAMS_ENABLED = 'true';
 
 t.test('authorization matrix', async (t) => {
   const sys = await startSystem(t);
@@ -124,11 +135,16 @@ t.test('authorization matrix', async (t) => {
   const field = await owner.post('/realm/profile_fields', { name: 'Team', field_type: 1 });
   const draft = await h.post('/drafts', { drafts: JSON.stringify([{ type: 'private', to: [], topic: '', content: 'mine' }]) });
   const queue = await h.post('/register', { event_types: JSON.stringify(['message']) });
+  t.equal((await owner.patch('/realm', { enable_spectator_access: true })).status, 200, 'the realm allows spectators');
+  const web = await owner.post('/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix web' }]), is_web_public: true });
+  t.equal(web.status, 200, 'a web-public stream');
   t.equal((await owner.delete(`/users/${leaver.user_id}`)).status, 200);
   const f: Fixtures = {
     publicStream: await streamId('Matrix public'),
     privateStream: await streamId('Matrix private'),
     publicMessage: (await h.post('/messages', { type: 'stream', to: 'Matrix public', topic: 't', content: 'public words' })).body.id as number,
+    webStream: await streamId('Matrix web'),
+    webMessage: (await owner.post('/messages', { type: 'stream', to: 'Matrix web', topic: 't', content: 'words for the world' })).body.id as number,
     privateMessage: (await owner.post('/messages', { type: 'stream', to: 'Matrix private', topic: 't', content: 'secret words' })).body.id as number,
     vaultMessage,
     leftMessage,
@@ -213,6 +229,42 @@ t.test('authorization matrix', async (t) => {
     ];
     for (const [what, m, path, params, want] of rows) expectRefusal(t, await call(norway, m, path, params), want, what);
     expectRefusal(t, await sys.client(fortinbras).get('/users/me'), err('Invalid API key', 'INVALID_API_KEY', 401), "their key on this realm's address");
+  });
+
+  t.test('web-public streams: members read them; spectators get nothing from the API', async (t) => {
+    // Zulip serves spectators on its web app's paths (/json/…) only: its REST API (/api/v1)
+    // authenticates every request but the login-free ones (server_settings, fetch_api_key), so
+    // a web-public narrow without credentials is refused like anything else, and a wrong key
+    // never falls back to spectator access.
+    const anonymous = sys.anonymous();
+    const wrongKey = sys.client({ ...hamlet, api_key: 'x'.repeat(32) });
+    const webNarrow = JSON.stringify([{ operator: 'stream', operand: f.webStream }]);
+    const rows: Array<[string, Method, string, Params]> = [
+      ['a web-public stream narrow', 'get', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: webNarrow }],
+      ['streams:web-public', 'get', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'streams', operand: 'web-public' }]) }],
+      ['a web-public message', 'get', `/messages/${f.webMessage}`, {}],
+      ['matches_narrow', 'get', '/messages/matches_narrow', { msg_ids: JSON.stringify([f.webMessage]), narrow: webNarrow }],
+      ['web-public streams', 'get', '/streams', { include_web_public: true, include_public: false, include_subscribed: false }],
+      ['a web-public stream', 'get', `/streams/${f.webStream}`, {}],
+      ["a web-public stream's topics", 'get', `/users/me/${f.webStream}/topics`, {}],
+      ["a web-public stream's members", 'get', `/streams/${f.webStream}/members`, {}],
+      ['the users', 'get', '/users', {}],
+      ['a queue', 'post', '/register', {}],
+      ['send to a web-public stream', 'post', '/messages', { type: 'stream', to: 'Matrix web', topic: 't', content: 'anonymous' }],
+      ['react to a web-public message', 'post', `/messages/${f.webMessage}/reactions`, { emoji_name: 'smile' }],
+      ['subscribe', 'post', '/users/me/subscriptions', { subscriptions: JSON.stringify([{ name: 'Matrix web' }]) }],
+    ];
+    for (const [what, m, path, params] of rows) {
+      expectRefusal(t, await call(anonymous, m, path, params), err('Not logged in: API authentication or user session required', null, 401), `${what} as a spectator`);
+      expectRefusal(t, await call(wrongKey, m, path, params), err('Invalid API key', 'INVALID_API_KEY', 401), `${what} with a wrong key`);
+    }
+
+    const member = await clients.othello.get(`/messages/${f.webMessage}`);
+    t.equal(member.status, 200, 'a member who is not subscribed reads a web-public message');
+    const history = await clients.othello.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: webNarrow });
+    t.same((history.body.messages as Array<{ id: number }>).map((m) => m.id), [f.webMessage], 'and its history');
+    const guest = await clients.guest.get('/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'streams', operand: 'public' }]) });
+    t.notOk((guest.body.messages as Array<{ id: number }> | undefined)?.some((m) => m.id === f.webMessage), "streams:public gives a guest none of a web-public stream's history");
   });
 
   t.test('the refused attempts emitted no event', async (t) => {

@@ -15,7 +15,7 @@ import { testEnv } from '@zc/shared/testing';
 t.setTimeout(300_000); // a dozen CLI processes on a busy machine
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'export-realm', 'import-realm', 'rotate-api-key'];
+const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'deactivate-realm', 'reactivate-realm', 'export-realm', 'import-realm', 'rotate-api-key'];
 
 interface Run {
   code: number | null;

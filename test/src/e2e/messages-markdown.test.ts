@@ -208,7 +208,7 @@ t.test('messages: markdown rendering, linkifiers and content flags', async (t) =
     const r = await sys.client(polonius).get('/messages', { anchor: id, num_before: 0, num_after: 0, narrow: [['id', String(id)]] });
     t.same(r.body.messages, [], 'the guest, not subscribed, cannot see it');
     const [event] = (await w.notifications()).filter((n) => n.event.type === 'message' && n.event.message.id === id);
-    t.notOk(event?.users.some((u: Msg) => u.id === polonius.user_id), 'and is not among the recipients');
+    t.notOk(event?.users.some((u: number | Msg) => (typeof u === 'number' ? u : u.id) === polonius.user_id), 'and is not among the recipients');
     t.match((await fetchAs(othello, id))?.content, `data-user-id="${polonius.user_id}"`, 'the mention still renders');
     const dm = await send(hamlet, { type: 'private', to: JSON.stringify([othello.user_id]), content: 'tell @**Iago**' });
     t.same(await flagsOf(othello, dm), [], 'the DM recipient is not mentioned');

@@ -198,7 +198,7 @@ t.test('messages: send and fetch', async (t) => {
     t.equal(n?.local_id, '17.01');
     t.same(n?.users[0], { id: othello.user_id, flags: ['read'] }, 'sender first, read by sender');
     t.same(n?.users.find((u: Msg) => u.id === hamlet.user_id), { id: hamlet.user_id, flags: ['mentioned'] });
-    t.same(n?.users.find((u: Msg) => u.id === iago.user_id), { id: iago.user_id, flags: [] });
+    t.ok(n?.users.includes(iago.user_id), 'a recipient without flags is a bare id (the events service gives it flags: [])');
     t.equal(n?.users.length, 4, 'every subscriber and nobody else');
     t.match(n?.event.message, {
       id: r.body.id,

@@ -144,4 +144,19 @@ t.test('presence', async (t) => {
     t.equal((await h.patch('/settings', { presence_enabled: true })).status, 200);
     t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'shown again');
   });
+
+  t.test('the gateway stores steady pings itself; a deactivated user pings no more', async (t) => {
+    const leaver = await sys.createUser({ email: 'leaver@zulip.test', full_name: 'Leaver' });
+    const l = sys.client(leaver);
+    t.equal((await l.post('/users/me/presence', { status: 'active', ping_only: true })).status, 200, 'comes online (the users service)');
+    const first = ((await o.post('/users/me/presence', { status: 'idle', slim_presence: true })).body.presences as Json)[String(leaver.user_id)] as Json;
+    t.ok(first, 'listed');
+    t.equal((await l.post('/users/me/presence', { status: 'idle', ping_only: true })).status, 200, 'a steady ping (the gateway, from its key cache)');
+    t.equal((await sys.client(iago).delete(`/users/${leaver.user_id}`)).status, 200);
+    const refused = await l.post('/users/me/presence', { status: 'active', ping_only: true });
+    t.equal(refused.status, 401, 'the cached key is re-checked and refused');
+    t.match(refused.body, { result: 'error', code: 'USER_DEACTIVATED' });
+    const after = (await o.get('/realm/presence', { slim_presence: true })).body.presences as Json;
+    t.notOk(after[String(leaver.user_id)], 'gone from the modern answer the gateway builds');
+  });
 });

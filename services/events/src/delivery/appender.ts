@@ -37,6 +37,9 @@ const MAX_BATCH = 500;
 const FILTER_CACHE_SIZE = 200_000;
 
 const isClientNotify = TypeCompiler.Compile(ClientNotify);
+const isRealmDeactivation = (n: ClientNotify) => n.event.type === 'realm' && n.event.op === 'deactivated';
+/** How long a deactivated realm's queues outlive the event, for the polls parked on them to get it. */
+export const DEACTIVATED_REALM_QUEUE_GRACE_MS = 2_000;
 
 interface Note {
   seq: number;
@@ -310,11 +313,37 @@ export class Appender {
       }
     }
     this.hub.broadcastWake(wake);
+    for (const n of notes) if (isRealmDeactivation(n.notify)) this.dropQueuesSoon(n.notify);
     if (this.onDelivered) {
       const now = Date.now();
       for (const n of notes) this.onDelivered(String(n.notify.event.type ?? 'unknown'), Math.max(0, now - n.storedMs) / 1000);
     }
     return { fenced, ...(moved ? { cursor: moved } : {}) };
+  }
+
+  /**
+   * A deactivated realm's queues (every queue of the users the `realm`/`deactivated` event was
+   * for, whatever their event_types) are deleted once the polls parked on them have had the
+   * event: no poll can follow (authentication refuses the realm), so they would only hold
+   * Redis until their lifespan. Best effort: if this replica stops before, the lifespan ends them.
+   */
+  private dropQueuesSoon(notify: ClientNotify): void {
+    const { store, log } = this.deps;
+    const userIds = notify.users.map((r) => (typeof r === 'number' ? r : r.id));
+    const timer = setTimeout(() => {
+      void (async () => {
+        const ids = [...(await store.queuesOfUsers(userIds)).values()].flat();
+        const settings = await store.settingsOf(ids);
+        const dropped: string[] = [];
+        for (const [id, s] of settings) {
+          this.settingsCache.delete(id);
+          if (s && s.realmId === notify.realm_id && (await store.delete(id, s.userId))) dropped.push(id);
+        }
+        this.hub.broadcastWake(dropped);
+        log.info({ realm_id: notify.realm_id, queues: dropped.length }, 'event queues of a deactivated realm dropped');
+      })().catch((err: unknown) => log.warn({ err, realm_id: notify.realm_id }, 'could not drop the event queues of a deactivated realm'));
+    }, DEACTIVATED_REALM_QUEUE_GRACE_MS);
+    timer.unref();
   }
 
   /** Each queue's finalised events for `notes`, in inbox order. */

@@ -12,7 +12,7 @@ import type { UsersDeps } from '../deps.js';
 import { presenceEvent } from '../lib/presence-view.js';
 import { presenceVisibilityChanged, withVisibility } from '../presence/visibility.js';
 import { presencePeopleStore } from '../store/presence-people-store.js';
-import type { PresenceEntry } from '../store/presence-store.js';
+import type { PresenceEntry } from '@zc/shared/presence';
 
 export type PresenceStatus = 'active' | 'idle';
 

@@ -1,26 +1,18 @@
 /**
- * Presence as clients see it (Zulip's zerver/lib/presence.py): the modern format by user id
- * (`slim_presence` or `last_update_id`), the legacy one by email, and the `presence` event.
+ * Presence as clients see it (Zulip's zerver/lib/presence.py): the legacy format by email and
+ * the `presence` event (the modern format by user id is in @zc/shared/presence, since the
+ * gateway serves it too).
  * Since Zulip 7.0 the server keeps no per-client data, so the legacy format always names one
  * client, "website", with `aggregated` a copy of it.
  */
 import { PRESENCE_TIMING } from '@zc/shared/contracts';
-import type { PresenceEntry } from '../store/presence-store.js';
-
-export interface ModernPresence {
-  active_timestamp: number;
-  idle_timestamp: number;
-}
+import type { PresenceEntry } from '@zc/shared/presence';
 
 export interface LegacyClientPresence {
   client: 'website';
   status: 'active' | 'idle';
   timestamp: number;
   pushable: false;
-}
-
-export function modernPresence(e: PresenceEntry): ModernPresence {
-  return { active_timestamp: e.activeTs, idle_timestamp: e.idleTs };
 }
 
 /** Active when the last activity is close enough to the last connection (format_legacy_presence_dict). */
@@ -47,14 +39,4 @@ export function singleUserPresence(e: PresenceEntry, nowSeconds: number): Record
 /** The `presence` client event (legacy format, as Zulip sends it to every client). */
 export function presenceEvent(user: { user_id: number; email: string }, e: PresenceEntry, serverTimestamp: number): Record<string, unknown> {
   return { type: 'presence', user_id: user.user_id, email: user.email, server_timestamp: serverTimestamp, presence: { website: legacyClientPresence(e) } };
-}
-
-/**
- * Whether an entry belongs in a fetch: a client holding data (`lastUpdateId` > 0) gets what
- * changed since; otherwise what was seen within `historyLimitDays` (14 by default).
- */
-export function inFetchWindow(e: PresenceEntry, nowSeconds: number, f: { lastUpdateId?: number; historyLimitDays?: number }): boolean {
-  if (f.lastUpdateId !== undefined && f.lastUpdateId > 0) return e.updateId > f.lastUpdateId;
-  const days = f.historyLimitDays ?? PRESENCE_TIMING.historyLimitDays;
-  return e.idleTs >= nowSeconds - days * 86_400;
 }

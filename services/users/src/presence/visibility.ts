@@ -8,7 +8,7 @@ import { AppError } from '@zc/shared/errors';
 import type { UsersDeps } from '../deps.js';
 import { realmSettings } from '@zc/shared/policy';
 import { presencePeopleStore } from '../store/presence-people-store.js';
-import type { PresenceStore } from '../store/presence-store.js';
+import type { PresenceStore } from '@zc/shared/presence';
 import { realmStore } from '../store/realm-store.js';
 
 const LOAD_ATTEMPTS = 5;

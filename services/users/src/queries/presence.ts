@@ -6,41 +6,26 @@
 import type { Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { realmHostOf, type UsersDeps } from '../deps.js';
-import { inFetchWindow, legacyPresence, modernPresence, singleUserPresence } from '../lib/presence-view.js';
+import { legacyPresence, singleUserPresence } from '../lib/presence-view.js';
 import { displayEmail } from '../lib/user-view.js';
 import { withVisibility } from '../presence/visibility.js';
 import { findUserByIdOrEmail, requireRealm } from './users.js';
 import { presencePeopleStore } from '../store/presence-people-store.js';
-import type { RealmPresence } from '../store/presence-store.js';
+import { entriesInWindow, lastUpdateIdOf, modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceFetch, type RealmPresence } from '@zc/shared/presence';
 import { realmStore } from '../store/realm-store.js';
 import type { UserRow } from '../store/user-store.js';
 
-export interface PresenceFetch {
-  slim_presence: boolean;
-  last_update_id?: number | undefined;
-  history_limit_days?: number | undefined;
-}
-
-export type PresenceAnswer = {
-  presences: Record<string, unknown>;
-  server_timestamp: number;
-  presence_last_update_id: number;
-};
+export type { PresenceAnswer, PresenceFetch };
 
 const readRealm = (deps: UsersDeps, realmId: number): Promise<RealmPresence> => withVisibility(deps, realmId, (s) => s.read(realmId));
 
 /** The realm's presence as the fetch asks for it (see users.realmPresence). */
 export async function getRealmPresence(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer> {
   const stored = await readRealm(deps, actor.realm_id);
-  const server_timestamp = nowMs / 1000;
-  if (stored.realmDisabled) return { presences: {}, server_timestamp, presence_last_update_id: -1 };
-  const nowS = Math.floor(server_timestamp);
-  const window = { lastUpdateId: f.last_update_id, historyLimitDays: f.history_limit_days };
-  const entries = stored.entries.filter((e) => inFetchWindow(e, nowS, window));
+  if (wantsModernPresence(f)) return modernRealmPresence(stored, f, nowMs);
+  const entries = entriesInWindow(stored, f, nowMs);
   const presences: Record<string, unknown> = {};
-  if (f.slim_presence || f.last_update_id !== undefined) {
-    for (const e of entries) presences[String(e.userId)] = modernPresence(e);
-  } else if (entries.length > 0) {
+  if (entries && entries.length > 0) {
     // The legacy format is keyed by the email everyone may see.
     const realm = await realmStore.findById(deps.pool, actor.realm_id);
     if (!realm) throw badRequest('Invalid realm');
@@ -51,8 +36,7 @@ export async function getRealmPresence(deps: UsersDeps, actor: Actor, f: Presenc
       if (p && p.is_active && !p.is_bot) presences[displayEmail(p, realm, host)] = legacyPresence(e);
     }
   }
-  const newest = entries.reduce((m, e) => Math.max(m, e.updateId), -1);
-  return { presences, server_timestamp, presence_last_update_id: Math.max(newest, f.last_update_id ?? -1) };
+  return { presences, server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) };
 }
 
 const noSuchUser = () => badRequest('No such user');

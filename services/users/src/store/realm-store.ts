@@ -47,6 +47,10 @@ export const realmStore = {
     );
     return rows[0] as RealmRow;
   },
+  async setDeactivated(q: Queryable, id: number, deactivated: boolean): Promise<RealmRow> {
+    const { rows } = await q.query<RealmRow>(`UPDATE users.realm SET deactivated = $2 WHERE id = $1 RETURNING ${COLS}`, [id, deactivated]);
+    return rows[0] as RealmRow;
+  },
   async findById(q: Queryable, id: number): Promise<RealmRow | undefined> {
     const { rows } = await q.query<RealmRow>(`SELECT ${COLS} FROM users.realm WHERE id = $1`, [id]);
     return rows[0];

@@ -43,6 +43,8 @@ export const RealmUpdateEvent = Type.Object(
   { ...base('realm'), op: Type.Literal('update'), property: Type.String(), value: Type.Union([SettingValue, Type.Null()]) },
   strict,
 );
+/** The organisation was deactivated (Zulip's do_deactivate_realm): clients show that it is gone. */
+export const RealmDeactivatedEvent = Type.Object({ ...base('realm'), op: Type.Literal('deactivated'), realm_id: Type.Integer() }, strict);
 /** Organisation settings changed, in the form used for coupled settings (`property` is always "default"). */
 export const RealmUpdateDictEvent = Type.Object(
   { ...base('realm'), op: Type.Literal('update_dict'), property: Type.Literal('default'), data: Type.Record(Type.String(), Type.Unknown()) },
@@ -119,6 +121,7 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   update_global_notifications: UpdateGlobalNotificationsEvent,
   'realm/update': RealmUpdateEvent,
   'realm/update_dict': RealmUpdateDictEvent,
+  'realm/deactivated': RealmDeactivatedEvent,
   presence: PresenceEvent,
   'typing/start': TypingStartEvent,
   'typing/stop': TypingStopEvent,

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
 import { bool, int } from '@zc/shared/params';
+import { modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
 import { params } from '../../../../plugins/params.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
@@ -11,10 +12,14 @@ export const presenceFetchParams = {
   history_limit_days: int({ min: 0 }).optional(),
 };
 
-/** GET /api/v1/realm/presence: every visible user's presence (legacy format unless asked otherwise). */
+/**
+ * GET /api/v1/realm/presence: every visible user's presence (legacy format unless asked
+ * otherwise; the modern one comes straight from the presence store, lib/presence.ts).
+ */
 export default async function realmPresenceRoutes(app: FastifyInstance) {
+  const { reader } = presenceOf(app);
   app.get('/', async (request) => {
     const p = params(request, presenceFetchParams);
-    return success(await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p }));
+    return success((await modernPresenceFromStore(reader, request.actor, p)) ?? (await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p })));
   });
 }

@@ -3,6 +3,7 @@ import { users } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
+import { modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
 import { params } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
@@ -14,12 +15,17 @@ const status = custom((raw) => {
 /**
  * POST /api/v1/users/me/presence: reports the caller's status and (unless ping_only) returns
  * the realm's presence. `new_user_input` only feeds Zulip's usage statistics, which we do not
- * keep, so it is accepted and has no effect.
+ * keep, so it is accepted and has no effect. Steady pings and modern-format answers are
+ * served from the presence store here; the rest by the users service (lib/presence.ts).
  */
 export default async function myPresenceRoutes(app: FastifyInstance) {
+  const { store, reader } = presenceOf(app);
   app.post('/', async (request) => {
     const p = params(request, { status, ping_only: bool().optional(false), new_user_input: bool().optional(false), ...presenceFetchParams });
-    const { new_user_input: _unused, ...rest } = p;
-    return success(await app.deps.bus.request(users.updatePresence, { actor: request.actor, ...rest }));
+    const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
+    const { actor } = request;
+    if (!(await storeSteadyPing(store, actor, reported))) return success(await app.deps.bus.request(users.updatePresence, { actor, status: reported, ping_only, ...fetch }));
+    if (ping_only) return success({});
+    return success((await modernPresenceFromStore(reader, actor, fetch)) ?? (await app.deps.bus.request(users.realmPresence, { actor, ...fetch })));
   });
 }

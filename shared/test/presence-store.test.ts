@@ -1,9 +1,9 @@
 /** The presence store against real Redis: Zulip's timing rules, visibility and its loading. */
 import t from 'tap';
-import { PRESENCE_TIMING } from '@zc/shared/contracts';
-import { createRedis } from '@zc/shared/redis';
-import { testEnv } from '@zc/shared/testing';
-import { PresenceStore } from '../../src/store/presence-store.js';
+import { PRESENCE_TIMING } from '../src/contracts/index.js';
+import { createRedis } from '../src/redis/index.js';
+import { testEnv } from '../src/testing/index.js';
+import { PresenceReader, PresenceStore } from '../src/presence/index.js';
 
 t.test('presence store', async (t) => {
   const env = await testEnv(t);
@@ -72,6 +72,38 @@ t.test('presence store', async (t) => {
     t.match(await store.readOne(REALM, 1), { userId: 1 });
   });
 
+  t.test('a reader keeps its copy of the realm current with what changed since', async (t) => {
+    const reader = new PresenceReader(store);
+    const other = new PresenceReader(store);
+    const visible = async () => ((await store.read(REALM))?.entries ?? []).sort((x, y) => x.userId - y.userId);
+    const copyOf = async (r: PresenceReader) => {
+      const v = await r.read(REALM);
+      return v && !v.disabled ? [...v.entries].sort((x, y) => x.userId - y.userId) : v;
+    };
+    t.same(await copyOf(reader), await visible(), 'first read: the whole realm');
+    const since = await store.readSince(REALM, '', -1);
+    t.equal(since?.kind, 'full');
+    const held = since as { base: string; seq: number };
+    await ping(6, true, T0 + 2600);
+    const delta = await store.readSince(REALM, held.base, held.seq);
+    t.match(delta, { kind: 'delta', base: held.base, entries: [{ userId: 6, activeTs: T0 + 2600 }] }, 'then only what changed');
+    t.same(await copyOf(reader), await visible(), 'the copy follows pings');
+    await store.setHidden(REALM, 6, true);
+    t.equal((await store.readSince(REALM, held.base, held.seq))?.kind, 'full', 'a visibility change makes readers read it whole');
+    t.same(await copyOf(reader), await visible(), 'a hidden user leaves the copy');
+    t.notOk(((await copyOf(reader)) as Array<{ userId: number }>).some((e) => e.userId === 6));
+    await store.setHidden(REALM, 6, false);
+    await ping(7, true, T0 + 2700);
+    await store.forgetUser(REALM, 7);
+    t.same(await copyOf(reader), await visible(), 'a forgotten user leaves the copy');
+    t.same(await copyOf(other), await visible(), 'readers are independent');
+    await store.setRealmDisabled(REALM, true);
+    t.same(await reader.read(REALM), { disabled: true });
+    await store.setRealmDisabled(REALM, false);
+    t.same(await copyOf(reader), await visible());
+    t.equal(await reader.read(12), undefined, 'an unloaded realm is left to the loader');
+  });
+
   t.test('a realm with presence disabled still records pings but says so', async (t) => {
     await store.setRealmDisabled(REALM, true);
     t.match(await ping(2, true, T0 + 3000), { kind: 'recorded', realmDisabled: true });
@@ -87,6 +119,23 @@ t.test('presence store', async (t) => {
     t.notOk(await store.loadVisibility(OTHER, gen, false, []), 'stale load refused');
     t.ok(await store.loadVisibility(OTHER, await store.visibilityGeneration(OTHER), false, [5]));
     t.same(await store.ping(OTHER, 5, true, T0, PRESENCE_TIMING), { kind: 'hidden' });
+  });
+
+  t.test('a quiet-only ping writes a steady ping but leaves one that comes online untouched', async (t) => {
+    const QUIET = 9;
+    t.ok(await store.loadVisibility(QUIET, await store.visibilityGeneration(QUIET), false, []));
+    const quiet = (user: number, active: boolean, at: number) => store.ping(QUIET, user, active, at, PRESENCE_TIMING, true);
+    t.same(await quiet(1, true, T0), { kind: 'announce' }, 'a first ping comes online');
+    t.equal(await store.readOne(QUIET, 1), null, 'and was not written');
+    t.match(await store.ping(QUIET, 1, true, T0, PRESENCE_TIMING), { kind: 'recorded', cameOnline: true }, 'the users service records it');
+    t.match(await quiet(1, true, T0 + 60), { kind: 'recorded', changed: true, cameOnline: false, entry: { activeTs: T0 + 60, idleTs: T0 + 60 } }, 'the next minute is written');
+    t.match(await quiet(1, false, T0 + 120), { kind: 'recorded', changed: true, entry: { activeTs: T0 + 60, idleTs: T0 + 120 } }, 'going idle too');
+    const back = T0 + 120 + PRESENCE_TIMING.offlineThresholdSeconds + 1;
+    t.same(await quiet(1, true, back), { kind: 'announce' }, 'back from offline comes online');
+    t.match(await store.readOne(QUIET, 1), { activeTs: T0 + 60, idleTs: T0 + 120 }, 'unchanged');
+    await store.setHidden(QUIET, 1, true);
+    t.same(await quiet(1, true, back), { kind: 'hidden' });
+    t.same(await store.ping(10, 1, true, T0, PRESENCE_TIMING, true), { kind: 'unloaded' }, 'an unloaded realm is left to the loader');
   });
 
   t.test('forgetUser drops the entry', async (t) => {
