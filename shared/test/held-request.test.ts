@@ -6,7 +6,7 @@
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { createInbox, headers } from '@nats-io/nats-core';
-import { Bus, rpc } from '../src/bus/index.js';
+import { Bus, RawJson, rpc } from '../src/bus/index.js';
 import { AppError } from '../src/errors/index.js';
 import { createLogger } from '../src/logging/index.js';
 import { testEnv } from '../src/testing/index.js';
@@ -91,6 +91,10 @@ t.test('held requests', async (t) => {
   };
   t.same(await heard(10), ['reply'], 'a quick reply comes without an ack');
   t.same(await heard(400), ['ack replica-a', 'reply'], 'a held request is acknowledged, then answered');
+
+  const raw = await client.requestHeldRaw(hold, { ms: 10 }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: alive });
+  t.ok('reply' in raw && raw.reply instanceof RawJson && raw.reply.text === '{"waited":10}', 'requestHeldRaw: the reply as JSON text');
+  await t.rejects(client.requestHeldRaw(hold, { ms: 10, fail: true }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: alive }), { code: 'BAD_REQUEST', message: 'refused' }, 'requestHeldRaw: error replies are rethrown');
 
   // Plain requests to a held contract get the reply, never the ack.
   t.same(await client.request(hold, { ms: 50 }), { waited: 50 }, 'request() is unaffected');

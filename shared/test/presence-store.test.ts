@@ -3,7 +3,7 @@ import t from 'tap';
 import { PRESENCE_TIMING } from '../src/contracts/index.js';
 import { createRedis } from '../src/redis/index.js';
 import { testEnv } from '../src/testing/index.js';
-import { PresenceStore } from '../src/presence/index.js';
+import { PresenceReader, PresenceStore } from '../src/presence/index.js';
 
 t.test('presence store', async (t) => {
   const env = await testEnv(t);
@@ -70,6 +70,38 @@ t.test('presence store', async (t) => {
     t.equal(await store.readOne(REALM, 1), null);
     await store.setHidden(REALM, 1, false);
     t.match(await store.readOne(REALM, 1), { userId: 1 });
+  });
+
+  t.test('a reader keeps its copy of the realm current with what changed since', async (t) => {
+    const reader = new PresenceReader(store);
+    const other = new PresenceReader(store);
+    const visible = async () => ((await store.read(REALM))?.entries ?? []).sort((x, y) => x.userId - y.userId);
+    const copyOf = async (r: PresenceReader) => {
+      const v = await r.read(REALM);
+      return v && !v.disabled ? [...v.entries].sort((x, y) => x.userId - y.userId) : v;
+    };
+    t.same(await copyOf(reader), await visible(), 'first read: the whole realm');
+    const since = await store.readSince(REALM, '', -1);
+    t.equal(since?.kind, 'full');
+    const held = since as { base: string; seq: number };
+    await ping(6, true, T0 + 2600);
+    const delta = await store.readSince(REALM, held.base, held.seq);
+    t.match(delta, { kind: 'delta', base: held.base, entries: [{ userId: 6, activeTs: T0 + 2600 }] }, 'then only what changed');
+    t.same(await copyOf(reader), await visible(), 'the copy follows pings');
+    await store.setHidden(REALM, 6, true);
+    t.equal((await store.readSince(REALM, held.base, held.seq))?.kind, 'full', 'a visibility change makes readers read it whole');
+    t.same(await copyOf(reader), await visible(), 'a hidden user leaves the copy');
+    t.notOk(((await copyOf(reader)) as Array<{ userId: number }>).some((e) => e.userId === 6));
+    await store.setHidden(REALM, 6, false);
+    await ping(7, true, T0 + 2700);
+    await store.forgetUser(REALM, 7);
+    t.same(await copyOf(reader), await visible(), 'a forgotten user leaves the copy');
+    t.same(await copyOf(other), await visible(), 'readers are independent');
+    await store.setRealmDisabled(REALM, true);
+    t.same(await reader.read(REALM), { disabled: true });
+    await store.setRealmDisabled(REALM, false);
+    t.same(await copyOf(reader), await visible());
+    t.equal(await reader.read(12), undefined, 'an unloaded realm is left to the loader');
   });
 
   t.test('a realm with presence disabled still records pings but says so', async (t) => {

@@ -812,12 +812,31 @@ export class Bus {
    * own per poll were a SUB and an UNSUB to the server and a timer per delivered event.
    */
   async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
+    return this.hold(c, req, o, (text) => {
+      const body = JSON.parse(text) as ReplyBody;
+      if ('err' in body) throw fromWireError(body.err);
+      return body.ok as ReplyOf<C>;
+    });
+  }
+
+  /** `requestHeld` whose reply stays JSON text (see raw-json.ts), as `requestRaw` for `request`. */
+  async requestHeldRaw<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<RawJson>> {
+    return this.hold(c, req, o, (text) => {
+      if (text.startsWith(OK_PREFIX)) return new RawJson(text.slice(OK_PREFIX.length, -1));
+      const body = JSON.parse(text) as ReplyBody;
+      if ('err' in body) throw fromWireError(body.err);
+      return new RawJson(JSON.stringify(body.ok));
+    });
+  }
+
+  /** One held request; `decode` turns the reply's text into the reply (throwing error replies). */
+  private async hold<C extends RpcContract, T>(c: C, req: RequestOf<C>, o: HeldRequestOptions, decode: (text: string) => T): Promise<HeldOutcome<T>> {
     const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
     return withSpan(`send ${this.subject(c.subject)}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
       const data = enc.encode(JSON.stringify(req));
       if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
       const started = Date.now();
-      return new Promise<HeldOutcome<ReplyOf<C>>>((resolve, reject) => {
+      return new Promise<HeldOutcome<T>>((resolve, reject) => {
         const mux = this.inbox();
         const token = String(mux.next++);
         const onAbort = () => w.settle(() => resolve({ gaveUp: 'aborted' }));
@@ -846,8 +865,13 @@ export class Bus {
           }
           decodeReply(m).then(
             (bytes) => {
-              const body = JSON.parse(dec.decode(bytes)) as ReplyBody;
-              w.settle(() => ('err' in body ? reject(fromWireError(body.err)) : resolve({ reply: body.ok as ReplyOf<C> })));
+              let reply: T;
+              try {
+                reply = decode(dec.decode(bytes));
+              } catch (e) {
+                return w.settle(() => reject(e));
+              }
+              w.settle(() => resolve({ reply }));
             },
             (e: unknown) => w.settle(() => reject(e)),
           );

@@ -11,6 +11,13 @@
  *                                   loaded (1 once the visibility below was read from PostgreSQL),
  *                                   realm_disabled (the realm's presence_disabled)
  *   users:presence:{<realm>}:hidden set: users whose presence_enabled is false
+ *   users:presence:{<realm>}:byupd  sorted set: user id scored by its entry's update id, so a
+ *                                   reader holding the realm's presence asks only what changed
+ *
+ * meta's `base` is a random token replaced whenever entries leave the visible set otherwise
+ * than by a newer update (visibility loaded or changed, a user forgotten): a reader's copy
+ * taken under the current base is brought up to date by the entries updated since its seq
+ * (`readSince`); under another base it is read again whole.
  *
  * The visibility (meta's realm_disabled and the hidden set) is a cache of PostgreSQL, read
  * when missing (`loaded` absent, e.g. after a Redis restart). Every change of it bumps `gen`,
@@ -21,6 +28,7 @@
  * Update ids start from the time in milliseconds when `seq` is missing, so ids handed out
  * after a lost dataset stay above those clients already hold.
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from '../redis/index.js';
 import { redisKey } from '../redis/index.js';
 
@@ -53,6 +61,9 @@ export interface PingRules {
   legacyActivityOffsetSeconds: number;
 }
 
+/** Past this many entries updated since a reader's copy, it reads the realm whole (Lua's unpack has limits). */
+const DELTA_LIMIT = 2000;
+
 const PARSE_ENTRY = `
 local function parse(v)
   local p1 = string.find(v, ',', 1, true)
@@ -62,7 +73,7 @@ end
 `;
 
 /**
- * KEYS: presence, meta, hidden. ARGV: user id, now (s), active (1/0), min frequency, offline
+ * KEYS: presence, meta, hidden, byupd. ARGV: user id, now (s), active (1/0), min frequency, offline
  * threshold, legacy activity offset, now (ms, the first seq), quiet only (1/0).
  * Returns {-1} unloaded, {0} hidden, {-2} when quiet only and the ping comes online (nothing
  * written), else {1, changed, came_online, active_ts, idle_ts, update_id, realm_disabled}.
@@ -73,7 +84,7 @@ end
  * offline or idle (legacy status), and only then do other users get an event.
  */
 const PING = `${PARSE_ENTRY}
-local pres, meta, hidden = KEYS[1], KEYS[2], KEYS[3]
+local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 if redis.call('HGET', meta, 'loaded') ~= '1' then return {-1} end
 local uid = ARGV[1]
 if redis.call('SISMEMBER', hidden, uid) == 1 then return {0} end
@@ -101,6 +112,7 @@ if changed then
   if redis.call('HEXISTS', meta, 'seq') == 0 then redis.call('HSET', meta, 'seq', ARGV[7]) end
   u = redis.call('HINCRBY', meta, 'seq', 1)
   redis.call('HSET', pres, uid, na .. ',' .. ni .. ',' .. u)
+  redis.call('ZADD', byupd, u, uid)
 end
 local disabled = redis.call('HGET', meta, 'realm_disabled') == '1'
 return {1, changed and 1 or 0, cameOnline and 1 or 0, na, ni, u, disabled and 1 or 0}
@@ -114,6 +126,35 @@ if m[1] ~= '1' then return {-1} end
 return {m[2] == '1' and 1 or 0, tonumber(m[3] or '-1'), redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres)}
 `;
 
+/**
+ * KEYS: presence, meta, hidden, byupd. ARGV: base the caller's copy was taken under ('' for
+ * none), seq it is up to date with, a fresh base (stored when the realm has none yet).
+ * Returns {-1} unloaded, {1} when the realm disables presence, {2, base, seq, user ids,
+ * values} with the entries updated since the caller's seq when its base is current (and they
+ * are few), else {0, base, seq, hidden ids, flat hash}: the whole visible realm.
+ */
+const READ_SINCE = `
+local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local m = redis.call('HMGET', meta, 'loaded', 'realm_disabled', 'base', 'seq')
+if m[1] ~= '1' then return {-1} end
+if m[2] == '1' then return {1} end
+local base = m[3]
+if not base then
+  base = ARGV[3]
+  redis.call('HSET', meta, 'base', base)
+end
+local seq = m[4] or '-1'
+if base == ARGV[1] then
+  local ids = redis.call('ZRANGEBYSCORE', byupd, '(' .. ARGV[2], '+inf', 'LIMIT', 0, ${DELTA_LIMIT})
+  if #ids < ${DELTA_LIMIT} then
+    local vals = {}
+    if #ids > 0 then vals = redis.call('HMGET', pres, unpack(ids)) end
+    return {2, base, seq, ids, vals}
+  end
+end
+return {0, base, seq, redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres)}
+`;
+
 /** KEYS: presence, meta, hidden. ARGV: user id. Returns {-1} unloaded, else {realm_disabled, hidden, entry or false}. */
 const READ_ONE = `
 local pres, meta, hidden = KEYS[1], KEYS[2], KEYS[3]
@@ -122,24 +163,25 @@ if m[1] ~= '1' then return {-1} end
 return {m[2] == '1' and 1 or 0, redis.call('SISMEMBER', hidden, ARGV[1]), redis.call('HGET', pres, ARGV[1])}
 `;
 
-/** KEYS: meta, hidden. ARGV: gen seen before reading PostgreSQL, realm_disabled (1/0), hidden ids... Returns 1, or 0 if gen moved. */
+/** KEYS: meta, hidden. ARGV: gen seen before reading PostgreSQL, realm_disabled (1/0), fresh base, hidden ids... Returns 1, or 0 if gen moved. */
 const LOAD = `
 local meta, hidden = KEYS[1], KEYS[2]
 if (redis.call('HGET', meta, 'gen') or '0') ~= ARGV[1] then return 0 end
 redis.call('DEL', hidden)
-for k = 3, #ARGV do redis.call('SADD', hidden, ARGV[k]) end
-redis.call('HSET', meta, 'loaded', '1', 'realm_disabled', ARGV[2])
+for k = 4, #ARGV do redis.call('SADD', hidden, ARGV[k]) end
+redis.call('HSET', meta, 'loaded', '1', 'realm_disabled', ARGV[2], 'base', ARGV[3])
 return 1
 `;
 
 /**
- * KEYS: meta, hidden. ARGV: what ('hide' | 'show' | 'realm'), value (user id, or 1/0).
+ * KEYS: meta, hidden. ARGV: what ('hide' | 'show' | 'realm'), value (user id, or 1/0), fresh base.
  * Changes the cached visibility if it is loaded; always bumps gen, so a load racing with the
- * change is refused and read again.
+ * change is refused and read again, and replaces the base, so readers' copies are read again.
  */
 const SET_VISIBILITY = `
 local meta, hidden = KEYS[1], KEYS[2]
 redis.call('HINCRBY', meta, 'gen', 1)
+redis.call('HSET', meta, 'base', ARGV[3])
 if redis.call('HGET', meta, 'loaded') ~= '1' then return 0 end
 if ARGV[1] == 'hide' then redis.call('SADD', hidden, ARGV[2])
 elseif ARGV[1] == 'show' then redis.call('SREM', hidden, ARGV[2])
@@ -147,10 +189,21 @@ else redis.call('HSET', meta, 'realm_disabled', ARGV[2]) end
 return 1
 `;
 
-/** KEYS: presence. ARGV: user id. */
-const FORGET_USER = `return redis.call('HDEL', KEYS[1], ARGV[1])`;
+/** KEYS: presence, meta, byupd. ARGV: user id, fresh base. */
+const FORGET_USER = `
+redis.call('ZREM', KEYS[3], ARGV[1])
+redis.call('HSET', KEYS[2], 'base', ARGV[2])
+return redis.call('HDEL', KEYS[1], ARGV[1])
+`;
 
-type Scripts = Record<'zcPresencePing' | 'zcPresenceRead' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
+type Scripts = Record<'zcPresencePing' | 'zcPresenceRead' | 'zcPresenceReadSince' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
+
+/** A reader's answer from `readSince`. */
+export type ReadSince =
+  | { kind: 'disabled' }
+  | { kind: 'delta' | 'full'; base: string; seq: number; entries: PresenceEntry[] };
+
+const freshBase = () => randomBytes(9).toString('base64');
 
 function parseEntry(userId: number, v: string): PresenceEntry | undefined {
   const [a, i, u] = v.split(',').map(Number);
@@ -166,12 +219,13 @@ export class PresenceStore {
     private readonly prefix: string,
   ) {
     const defs: Array<[keyof Scripts, number, string]> = [
-      ['zcPresencePing', 3, PING],
+      ['zcPresencePing', 4, PING],
       ['zcPresenceRead', 3, READ],
+      ['zcPresenceReadSince', 4, READ_SINCE],
       ['zcPresenceReadOne', 3, READ_ONE],
       ['zcPresenceLoad', 2, LOAD],
       ['zcPresenceSetVisibility', 2, SET_VISIBILITY],
-      ['zcPresenceForget', 1, FORGET_USER],
+      ['zcPresenceForget', 3, FORGET_USER],
     ];
     for (const [name, numberOfKeys, lua] of defs) if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
     this.scripts = redis as unknown as Scripts;
@@ -185,6 +239,10 @@ export class PresenceStore {
     return [base, `${base}:meta`, `${base}:hidden`];
   }
 
+  private byUpdateKey(realmId: number): string {
+    return `${this.keys(realmId)[0]}:byupd`;
+  }
+
   /**
    * Records a ping at `nowSeconds` (see PING for the rules). With `quietOnly`, a ping that
    * comes online (and so must be announced to the realm) is not written but answered
@@ -194,6 +252,7 @@ export class PresenceStore {
   async ping(realmId: number, userId: number, active: boolean, nowSeconds: number, rules: PingRules, quietOnly = false): Promise<PingOutcome> {
     const r = (await this.scripts.zcPresencePing(
       ...this.keys(realmId),
+      this.byUpdateKey(realmId),
       userId,
       nowSeconds,
       active ? 1 : 0,
@@ -227,6 +286,35 @@ export class PresenceStore {
   }
 
   /**
+   * What a reader holding the realm's presence under `base` and up to date with `seq` needs:
+   * the entries updated since (`delta`), or the whole visible realm (`full`) when its base is
+   * not the current one; `disabled` when the realm disables presence; undefined when the
+   * visibility must be loaded first.
+   */
+  async readSince(realmId: number, base: string, seq: number): Promise<ReadSince | undefined> {
+    const r = (await this.scripts.zcPresenceReadSince(...this.keys(realmId), this.byUpdateKey(realmId), base, seq, freshBase())) as unknown[];
+    if (r[0] === -1) return undefined;
+    if (r[0] === 1) return { kind: 'disabled' };
+    const [kind, newBase, newSeq, a, b] = r as [number, string, string, string[], Array<string | null>];
+    const entries: PresenceEntry[] = [];
+    if (kind === 2) {
+      a.forEach((id, k) => {
+        const e = b[k] == null ? undefined : parseEntry(Number(id), b[k] as string);
+        if (e) entries.push(e);
+      });
+      return { kind: 'delta', base: newBase, seq: Number(newSeq), entries };
+    }
+    const hidden = new Set(a);
+    for (let k = 0; k + 1 < b.length; k += 2) {
+      const id = b[k] as string;
+      if (hidden.has(id)) continue;
+      const e = parseEntry(Number(id), b[k + 1] as string);
+      if (e) entries.push(e);
+    }
+    return { kind: 'full', base: newBase, seq: Number(newSeq), entries };
+  }
+
+  /**
    * One user's entry: null when they have none, hide it, or the realm disables presence;
    * undefined when the visibility must be loaded first.
    */
@@ -246,21 +334,22 @@ export class PresenceStore {
   /** Stores the visibility read from PostgreSQL; false when it changed since `gen` was read. */
   async loadVisibility(realmId: number, gen: string, realmDisabled: boolean, hiddenUserIds: readonly number[]): Promise<boolean> {
     const [, meta, hidden] = this.keys(realmId);
-    return (await this.scripts.zcPresenceLoad(meta, hidden, gen, realmDisabled ? 1 : 0, ...hiddenUserIds)) === 1;
+    return (await this.scripts.zcPresenceLoad(meta, hidden, gen, realmDisabled ? 1 : 0, freshBase(), ...hiddenUserIds)) === 1;
   }
 
   async setHidden(realmId: number, userId: number, hidden: boolean): Promise<void> {
     const [, meta, set] = this.keys(realmId);
-    await this.scripts.zcPresenceSetVisibility(meta, set, hidden ? 'hide' : 'show', userId);
+    await this.scripts.zcPresenceSetVisibility(meta, set, hidden ? 'hide' : 'show', userId, freshBase());
   }
 
   async setRealmDisabled(realmId: number, disabled: boolean): Promise<void> {
     const [, meta, set] = this.keys(realmId);
-    await this.scripts.zcPresenceSetVisibility(meta, set, 'realm', disabled ? 1 : 0);
+    await this.scripts.zcPresenceSetVisibility(meta, set, 'realm', disabled ? 1 : 0, freshBase());
   }
 
   /** Drops a user's presence (deactivation: Zulip shows only active users' presence). */
   async forgetUser(realmId: number, userId: number): Promise<void> {
-    await this.scripts.zcPresenceForget(this.keys(realmId)[0], userId);
+    const [pres, meta] = this.keys(realmId);
+    await this.scripts.zcPresenceForget(pres, meta, this.byUpdateKey(realmId), userId, freshBase());
   }
 }

@@ -38,8 +38,12 @@ export function modernPresence(e: PresenceEntry): ModernPresence {
  */
 export function inFetchWindow(e: PresenceEntry, nowSeconds: number, f: { lastUpdateId?: number | undefined; historyLimitDays?: number | undefined }): boolean {
   if (f.lastUpdateId !== undefined && f.lastUpdateId > 0) return e.updateId > f.lastUpdateId;
-  const days = f.historyLimitDays ?? PRESENCE_TIMING.historyLimitDays;
-  return e.idleTs >= nowSeconds - days * 86_400;
+  return e.idleTs >= oldestListedSeconds({ history_limit_days: f.historyLimitDays }, nowSeconds);
+}
+
+/** The oldest connection time (s) a fetch without data lists: `history_limit_days` back (14 by default). */
+export function oldestListedSeconds(f: { history_limit_days?: number | undefined }, nowSeconds: number): number {
+  return nowSeconds - (f.history_limit_days ?? PRESENCE_TIMING.historyLimitDays) * 86_400;
 }
 
 /** The entries a fetch gets, or undefined when the realm disables presence (nobody is listed). */

@@ -154,10 +154,11 @@ t.test('subscriptions through the gateway', async (t) => {
 
   t.test('principals that name no active user of the realm', async (t) => {
     const byId = await as(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [999999] });
-    t.equal(byId.status, 400);
-    t.same(byId.body, { result: 'error', msg: "User not authorized to execute queries on behalf of '999999'", code: 'BAD_REQUEST', principal: 999999 });
+    t.equal(byId.status, 403, 'Zulip before feature level 208 (ours is below)');
+    t.same(byId.body, { result: 'error', msg: "User not authorized to execute queries on behalf of '999999'", code: 'UNAUTHORIZED_PRINCIPAL', principal: 999999 });
     const byEmail = await as(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Nowhere' }], principals: ['nobody@zulip.test'] });
-    t.match(byEmail.body, { result: 'error', msg: "User not authorized to execute queries on behalf of 'nobody@zulip.test'", code: 'BAD_REQUEST' });
+    t.equal(byEmail.status, 403);
+    t.match(byEmail.body, { result: 'error', msg: "User not authorized to execute queries on behalf of 'nobody@zulip.test'", code: 'UNAUTHORIZED_PRINCIPAL', principal: 'nobody@zulip.test' });
     t.equal(await streamNamed('Nowhere'), undefined);
     const mixed = await as(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [othello.user_id, 'x@zulip.test'] });
     t.match(mixed.body, { result: 'error', code: 'BAD_REQUEST', msg: 'Invalid principals' });

@@ -34,8 +34,11 @@ t.test('users and authentication through the gateway', async (t) => {
     const byEmail = await sys.client(hamlet).get(`/users/${encodeURIComponent(desdemona.email)}`);
     t.match(byEmail.body, { result: 'success', user: { user_id: desdemona.user_id } });
     const missing = await sys.client(hamlet).get('/users/nobody@zulip.test');
-    t.equal(missing.status, 404);
-    t.match(missing.body, { result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+    t.equal(missing.status, 400, 'as Zulip (access_user_by_email raises a JsonableError)');
+    t.same(missing.body, { result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
+    const unknownId = await sys.client(hamlet).get('/users/999999');
+    t.equal(unknownId.status, 400);
+    t.same(unknownId.body, { result: 'error', code: 'BAD_REQUEST', msg: 'No such user' });
   });
 
   t.test('POST /users needs an administrator holding can_create_users', async (t) => {

@@ -73,10 +73,7 @@ export class PollHub {
 
   start(): void {
     this.stopListening = this.deps.bus.listen([eventsBroadcast], (_subject, b) => {
-      for (const id of b.wake ?? []) {
-        const p = this.parked.get(id);
-        if (p) this.check(p);
-      }
+      if (b.wake && b.from !== this.replicaId) this.wake(b.wake);
       if (b.supplant) {
         const p = this.parked.get(b.supplant.queue_id);
         if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, noEvents(p.queueId));
@@ -87,10 +84,22 @@ export class PollHub {
     this.aliveTimer = setInterval(beat, EVENTS_ALIVE_EVERY_MS);
   }
 
-  /** Tells every replica (this one included) that these queues have new events. */
+  /**
+   * Tells every replica that these queues have new events. This replica's own polls re-read
+   * at once rather than when its broadcast comes back from the NATS server (a round trip, and
+   * the whole list parsed again, per appended batch).
+   */
   broadcastWake(queueIds: readonly string[]): void {
     if (queueIds.length === 0) return;
-    this.publish({ wake: [...queueIds] });
+    this.wake(queueIds);
+    this.publish({ wake: [...queueIds], from: this.replicaId });
+  }
+
+  private wake(queueIds: readonly string[]): void {
+    for (const id of queueIds) {
+      const p = this.parked.get(id);
+      if (p) this.check(p);
+    }
   }
 
   private publish(b: EventsBroadcast): void {

@@ -12,7 +12,8 @@
  *   evq:leader:term           integer: the leadership term, incremented by each new leader
  *
  * The hash tag keeps one queue's two keys in one cluster slot, so the per-queue scripts work
- * on Redis Cluster; the indexes and the registry are separate single-key operations.
+ * on Redis Cluster; the indexes and the registry are separate single-key operations, except
+ * the appender's read of many users' indexes at once (MEMBERS_OF_MANY: one Redis, not a Cluster).
  * Both queue keys carry a TTL (the queue's idle lifespan), refreshed when a poll parks or
  * ends, so Redis itself expires idle queues.
  */
@@ -77,6 +78,9 @@ const SCRIPTS = {
   zcEvqReleaseLock: [1, lua.RELEASE_LOCK],
 } as const;
 
+/** Read-only script over a variable number of keys (its first argument is their count). */
+const VARIADIC_SCRIPTS = { zcEvqMembersOfMany: lua.MEMBERS_OF_MANY } as const;
+
 const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 
 const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
@@ -95,6 +99,9 @@ export class QueueStore {
   ) {
     for (const [name, [numberOfKeys, source]] of Object.entries(SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua: source });
+    }
+    for (const [name, source] of Object.entries(VARIADIC_SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, { lua: source });
     }
     this.batch = new RedisBatch(redis);
   }
@@ -300,15 +307,10 @@ export class QueueStore {
     const byUser = new Map<number, string[]>();
     const byRealm = new Map<number, string[]>();
     if (userIds.length === 0 && publicRealmIds.length === 0) return { byUser, byRealm };
-    const p = this.redis.pipeline();
-    for (const id of userIds) p.smembers(this.userIndexKey(id));
-    for (const id of publicRealmIds) p.smembers(this.publicIndexKey(id));
-    const res = (await p.exec()) ?? [];
-    const members = (i: number) => {
-      const [err, v] = res[i] ?? [new Error('no reply'), undefined];
-      if (err) throw err;
-      return (v as string[] | undefined) ?? [];
-    };
+    // One command however many recipients (see MEMBERS_OF_MANY).
+    const keys = [...userIds.map((id) => this.userIndexKey(id)), ...publicRealmIds.map((id) => this.publicIndexKey(id))];
+    const res = (await this.scripts.zcEvqMembersOfMany(keys.length, ...keys)) as string[][];
+    const members = (i: number) => res[i] ?? [];
     userIds.forEach((id, i) => byUser.set(id, members(i)));
     publicRealmIds.forEach((id, i) => byRealm.set(id, members(userIds.length + i)));
     return { byUser, byRealm };

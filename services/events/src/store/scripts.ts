@@ -250,6 +250,19 @@ if st == 'ok' then return 1 end
 return -1
 `;
 
+/**
+ * The members of every index set in KEYS, one array per key in KEYS' order: the appender's
+ * lookup of a message's recipients' queues as one command instead of one SMEMBERS per
+ * recipient (10,000 for a large stream, each a command object in the client and a command
+ * in Redis). The keys are read only. It touches many keys at once, which a single Redis
+ * (or a primary with replicas) serves; a Redis Cluster would need the keys grouped by slot.
+ */
+export const MEMBERS_OF_MANY = `
+local out = {}
+for i, key in ipairs(KEYS) do out[i] = redis.call('SMEMBERS', key) end
+return out
+`;
+
 /** Registry (KEYS[1]): created once per Redis dataset. ARGV: fresh epoch, starting cursor. Returns {epoch, cursor}. */
 export const ENSURE_REGISTRY = `
 if redis.call('EXISTS', KEYS[1]) == 0 then

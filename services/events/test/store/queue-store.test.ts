@@ -185,6 +185,32 @@ t.test('queue store', async (t) => {
     t.equal(await store.delete(b, 20), false, 'twice');
   });
 
+  t.test("delivery lookup: every recipient's queues and a realm's all_public_streams queues in one call, in order", async (t) => {
+    const a = await newQueue({ userId: 30 });
+    const b = await newQueue({ userId: 30 });
+    const c = await newQueue({ userId: 31, allPublicStreams: true, realmId: 4 });
+    const many = Array.from({ length: 2000 }, (_, i) => 100_000 + i);
+    const { byUser, byRealm } = await store.queuesOf([31, ...many, 30], [4, 5]);
+    t.same(byUser.get(30)?.sort(), [a, b].sort());
+    t.same(byUser.get(31), [c]);
+    t.ok(many.every((u) => byUser.get(u)?.length === 0), 'users without queues have none');
+    t.same(byRealm.get(4), [c]);
+    t.same(byRealm.get(5), []);
+    t.same(await store.queuesOf([]), { byUser: new Map(), byRealm: new Map() });
+  });
+
+  t.test('append and cursor move in one round trip: the move is fenced and reset like advanceCursor', async (t) => {
+    const q = await newQueue();
+    await store.ensureRegistry('epoch-m', 0);
+    const r = await store.appendAndAdvance(new Map([[q, [ev(1, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1, { epoch: 'epoch-m', seq: 7 });
+    t.same([...r.appended], [[q, 1]]);
+    t.equal(r.cursor, 'ok');
+    t.same(await store.readRegistry(), { epoch: 'epoch-m', cursor: 7 });
+    t.same(await store.appendAndAdvance(new Map(), { maxEvents: 100, maxBytes: 1 << 20 }, 1, { epoch: 'epoch-other', seq: 8 }), { appended: new Map(), cursor: 'reset' });
+    t.same(await store.appendAndAdvance(new Map([[q, [ev(2, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1), { appended: new Map([[q, 1]]) }, 'no move asked: none made');
+    await store.deleteRegistry();
+  });
+
   t.test('registry: created once, reset changes the epoch, the cursor only moves forward', async (t) => {
     const r1 = await store.ensureRegistry('epoch-a', 7);
     t.same(r1, { epoch: 'epoch-a', cursor: 7 });

@@ -11,7 +11,31 @@
  * refuses it.
  */
 import { PRESENCE_TIMING, type Actor } from '@zc/shared/contracts';
-import { modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceFetch, type PresenceStore } from '@zc/shared/presence';
+import type { FastifyInstance } from 'fastify';
+import {
+  PresenceReader,
+  PresenceStore,
+  inFetchWindow,
+  modernPresence,
+  wantsModernPresence,
+  type ModernPresence,
+  type PresenceAnswer,
+  type PresenceFetch,
+} from '@zc/shared/presence';
+
+// Keyed by the app's deps, which every route's (encapsulated) Fastify instance shares.
+const perApp = new WeakMap<object, { store: PresenceStore; reader: PresenceReader }>();
+
+/** The gateway's presence store and its copy of realms' presence, one per app (its routes share the copy). */
+export function presenceOf(app: FastifyInstance): { store: PresenceStore; reader: PresenceReader } {
+  let p = perApp.get(app.deps);
+  if (!p) {
+    const store = new PresenceStore(app.deps.redis, app.deps.config.redisPrefix);
+    p = { store, reader: new PresenceReader(store) };
+    perApp.set(app.deps, p);
+  }
+  return p;
+}
 
 /**
  * Stores a ping if nothing but storing is needed; false when the users service must take it
@@ -24,9 +48,24 @@ export async function storeSteadyPing(store: PresenceStore, actor: Actor, status
   return outcome.kind === 'recorded' || outcome.kind === 'hidden';
 }
 
-/** The realm's presence when the fetch wants the modern format and the store can answer alone; else undefined. */
-export async function modernPresenceFromStore(store: PresenceStore, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | undefined> {
+/**
+ * The realm's presence (users.realmPresence's answer) when the fetch wants the modern format
+ * and the store can answer alone, from this replica's copy of the realm brought up to date
+ * (shared presence/reader.ts); else undefined.
+ */
+export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | undefined> {
   if (!wantsModernPresence(fetch)) return undefined;
-  const stored = await store.read(actor.realm_id);
-  return stored && modernRealmPresence(stored, fetch, nowMs);
+  const view = await reader.read(actor.realm_id);
+  if (!view) return undefined;
+  if (view.disabled) return { presences: {}, server_timestamp: nowMs / 1000, presence_last_update_id: -1 };
+  const nowS = Math.floor(nowMs / 1000);
+  const window = { lastUpdateId: fetch.last_update_id, historyLimitDays: fetch.history_limit_days };
+  const presences: Record<string, ModernPresence> = {};
+  let newest = -1;
+  for (const e of view.entries) {
+    if (!inFetchWindow(e, nowS, window)) continue;
+    presences[String(e.userId)] = modernPresence(e);
+    if (e.updateId > newest) newest = e.updateId;
+  }
+  return { presences, server_timestamp: nowMs / 1000, presence_last_update_id: Math.max(newest, fetch.last_update_id ?? -1) };
 }

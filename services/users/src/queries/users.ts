@@ -61,7 +61,8 @@ export async function findUserByIdOrEmail(
 export async function getUser(deps: UsersDeps, actor: Actor, by: { user_id?: number; email?: string }, v: View): Promise<Record<string, unknown>> {
   const realm = await requireRealm(deps, actor.realm_id);
   const user = await findUserByIdOrEmail(deps, actor, realm, by);
-  if (!user) throw notFound('No such user');
+  // Zulip's access_user_by_id / access_user_by_email: a JsonableError, so 400 (not 404).
+  if (!user) throw badRequest('No such user');
   const [out] = await present(deps, actor, realm, [user], v);
   return out as Record<string, unknown>;
 }

@@ -44,7 +44,7 @@ t.test('users handlers over NATS', async (t) => {
     await t.rejects(bus.request(users.get, { actor, user_id: 999_999, client_gravatar: true, include_custom_profile_fields: false }), {
       name: 'AppError',
       code: 'BAD_REQUEST',
-      httpStatus: 404,
+      httpStatus: 400,
       message: 'No such user',
     });
     await t.rejects(bus.request(users.authenticate, { realm_subdomain: '', email: 'iago@zulip.test', api_key: 'Z'.repeat(32) }), {

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { FastifyInstance } from 'fastify';
-import type { HeldOutcome } from '@zc/shared/bus';
-import { eventsRpc, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
+import type { HeldOutcome, RawJson } from '@zc/shared/bus';
+import { eventsRpc, splitEventsReply, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
@@ -48,7 +48,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
     const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
     const ask = { actor: request.actor, ...p };
     const noEvents: GetEventsReply = { events_json: '[]', queue_id: p.queue_id };
-    const reply = p.dont_block ? await bus.request(eventsRpc.get, ask) : await parkedPoll(ask, noEvents);
+    const reply = p.dont_block ? splitEventsReply(await bus.requestRaw(eventsRpc.get, ask)) : await parkedPoll(ask, noEvents);
     // The events arrive as JSON text and go out as it (see GetEventsReply); only a request
     // with parameters to report as ignored takes the envelope's object path.
     if (request.ignoredParams) {
@@ -67,9 +67,9 @@ export default async function eventsRoutes(app: FastifyInstance) {
       // The first attempt always goes, however short the window (tests use short heartbeats).
       if (closing.signal.aborted || (attempt > 0 && left < MIN_PARK_MS)) return noEvents;
       const to = replicas.pick(avoid);
-      let outcome: HeldOutcome<GetEventsReply>;
+      let outcome: HeldOutcome<RawJson>;
       try {
-        outcome = await bus.requestHeld(eventsRpc.get, ask, {
+        outcome = await bus.requestHeldRaw(eventsRpc.get, ask, {
           timeoutMs: Math.max(left, 1),
           ackWithinMs: HOLD_ACK_WITHIN_MS,
           holderAlive,
@@ -82,7 +82,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
         replicas.forget(to);
         continue;
       }
-      if ('reply' in outcome) return outcome.reply;
+      if ('reply' in outcome) return splitEventsReply(outcome.reply);
       if (outcome.gaveUp === 'timeout' || outcome.gaveUp === 'aborted') return noEvents;
       avoid = outcome.holder ?? to;
       log.info({ queue_id: ask.queue_id, replica: avoid, why: outcome.gaveUp }, 'events replica holding a poll stopped answering; polling again');

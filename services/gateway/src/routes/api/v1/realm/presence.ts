@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
 import { bool, int } from '@zc/shared/params';
-import { PresenceStore } from '@zc/shared/presence';
-import { modernPresenceFromStore } from '../../../../lib/presence.js';
+import { modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
 import { params } from '../../../../plugins/params.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
@@ -18,9 +17,9 @@ export const presenceFetchParams = {
  * otherwise; the modern one comes straight from the presence store, lib/presence.ts).
  */
 export default async function realmPresenceRoutes(app: FastifyInstance) {
-  const store = new PresenceStore(app.deps.redis, app.deps.config.redisPrefix);
+  const { reader } = presenceOf(app);
   app.get('/', async (request) => {
     const p = params(request, presenceFetchParams);
-    return success((await modernPresenceFromStore(store, request.actor, p)) ?? (await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p })));
+    return success((await modernPresenceFromStore(reader, request.actor, p)) ?? (await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p })));
   });
 }

@@ -3,8 +3,7 @@ import { users } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
-import { PresenceStore } from '@zc/shared/presence';
-import { modernPresenceFromStore, storeSteadyPing } from '../../../../../lib/presence.js';
+import { modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
 import { params } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
@@ -20,13 +19,13 @@ const status = custom((raw) => {
  * served from the presence store here; the rest by the users service (lib/presence.ts).
  */
 export default async function myPresenceRoutes(app: FastifyInstance) {
-  const store = new PresenceStore(app.deps.redis, app.deps.config.redisPrefix);
+  const { store, reader } = presenceOf(app);
   app.post('/', async (request) => {
     const p = params(request, { status, ping_only: bool().optional(false), new_user_input: bool().optional(false), ...presenceFetchParams });
     const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
     const { actor } = request;
     if (!(await storeSteadyPing(store, actor, reported))) return success(await app.deps.bus.request(users.updatePresence, { actor, status: reported, ping_only, ...fetch }));
     if (ping_only) return success({});
-    return success((await modernPresenceFromStore(store, actor, fetch)) ?? (await app.deps.bus.request(users.realmPresence, { actor, ...fetch })));
+    return success((await modernPresenceFromStore(reader, actor, fetch)) ?? (await app.deps.bus.request(users.realmPresence, { actor, ...fetch })));
   });
 }
