@@ -3,6 +3,8 @@ import t from 'tap';
 import { PRESENCE_TIMING } from '../src/contracts/index.js';
 import { createRedis } from '../src/redis/index.js';
 import { testEnv } from '../src/testing/index.js';
+import { randomUUID } from 'node:crypto';
+import { LuaScript } from '../src/presence/lua.js';
 import { PresenceReader, PresenceStore } from '../src/presence/index.js';
 
 t.test('presence store', async (t) => {
@@ -136,6 +138,13 @@ t.test('presence store', async (t) => {
     await store.setHidden(QUIET, 1, true);
     t.same(await quiet(1, true, back), { kind: 'hidden' });
     t.same(await store.ping(10, 1, true, T0, PRESENCE_TIMING, true), { kind: 'unloaded' }, 'an unloaded realm is left to the loader');
+  });
+
+  t.test('a script Redis has never seen is loaded on first use, then run by its SHA1', async (t) => {
+    const script = new LuaScript(`-- ${randomUUID()}\nreturn {KEYS[1], ARGV[1]}`, 1);
+    t.same(await script.run(redis, 'k', 'v'), ['k', 'v'], 'NOSCRIPT, then EVAL');
+    t.same(await script.run(redis, 'k2', 'v2'), ['k2', 'v2'], 'EVALSHA');
+    await t.rejects(new LuaScript('return redis.call("NOSUCHCOMMAND")', 0).run(redis), /Unknown Redis command|unknown command/i, 'other errors are thrown');
   });
 
   t.test('forgetUser drops the entry', async (t) => {

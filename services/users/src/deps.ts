@@ -4,7 +4,7 @@ import type { Logger } from '@zc/shared/logging';
 import type { Bus } from '@zc/shared/bus';
 import type { Redis } from '@zc/shared/redis';
 import { ApiKeyVault } from './lib/credentials.js';
-import { PresenceStore } from '@zc/shared/presence';
+import { PresenceReader, PresenceStore } from '@zc/shared/presence';
 import type { RealmRow } from './store/realm-store.js';
 
 /** Everything the users service's actions and queries need, built once at start. */
@@ -19,16 +19,19 @@ export interface UsersDeps {
   bus?: Bus;
   /** Presence in Redis; absent for the management CLI (no Redis). */
   presence?: PresenceStore;
+  /** This process's copy of realms' presence, brought up to date on each read (whole-realm reads). */
+  presenceReader?: PresenceReader;
   /** When this process started (seconds), /register's `server_generation`. */
   serverGeneration: number;
 }
 
-export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence' | 'serverGeneration'>): UsersDeps {
+export function makeDeps(p: Omit<UsersDeps, 'vault' | 'presence' | 'presenceReader' | 'serverGeneration'>): UsersDeps {
+  const presence = p.redis ? new PresenceStore(p.redis, p.config.redisPrefix) : undefined;
   return {
     ...p,
     vault: new ApiKeyVault(p.config.secretKey),
     serverGeneration: Math.floor(Date.now() / 1000),
-    ...(p.redis ? { presence: new PresenceStore(p.redis, p.config.redisPrefix) } : {}),
+    ...(presence ? { presence, presenceReader: new PresenceReader(presence) } : {}),
   };
 }
 

@@ -31,6 +31,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../redis/index.js';
 import { redisKey } from '../redis/index.js';
+import { LuaScript } from './lua.js';
 
 /** One user's stored presence; timestamps in seconds, 0 when never seen. */
 export interface PresenceEntry {
@@ -227,8 +228,12 @@ export class PresenceStore {
       ['zcPresenceSetVisibility', 2, SET_VISIBILITY],
       ['zcPresenceForget', 3, FORGET_USER],
     ];
-    for (const [name, numberOfKeys, lua] of defs) if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
-    this.scripts = redis as unknown as Scripts;
+    this.scripts = Object.fromEntries(
+      defs.map(([name, numberOfKeys, lua]) => {
+        const script = new LuaScript(lua, numberOfKeys);
+        return [name, (...args: Array<string | number>) => script.run(redis, ...args)];
+      }),
+    ) as Scripts;
     this.redis = redis;
   }
 

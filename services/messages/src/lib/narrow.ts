@@ -80,7 +80,16 @@ function checkOperand(operator: Operator, operand: unknown): Operand {
  * with an array of every public stream), each search word a tsquery branch. Real clients send
  * a handful of terms; identical terms are merged before the limits are counted.
  */
-export const NARROW_LIMITS = { terms: 20, sameOperator: 10, searchLength: 1000, listOperand: 100 } as const;
+export const NARROW_LIMITS = { terms: 20, sameOperator: 10, searchLength: 1000, listOperand: 100, searchWords: 100 } as const;
+
+/**
+ * Words of a search text as PostgreSQL's parser would roughly split them (letters and digits;
+ * it may add a lexeme for each part of a hyphenated word). Every word is one more branch of the
+ * tsquery each candidate row is tested against: ten searches of 1000 characters made a
+ * ~1500-branch query that PostgreSQL chose to test against every row of the table (seconds per
+ * statement at 100,000 messages, past the request deadline), so the words are counted in all.
+ */
+const searchWords = (text: string) => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
 
 /** The narrow parameter decoded from JSON (or already an array) into checked terms. */
 export function parseNarrow(raw: unknown): Term[] {
@@ -107,6 +116,8 @@ function checkShape(parsed: readonly Term[]): Term[] {
     perOperator.set(t.operator, n);
     if (n > NARROW_LIMITS.sameOperator) throw badNarrow(`operator ${t.operator} used more than ${NARROW_LIMITS.sameOperator} times`);
   }
+  const words = terms.reduce((n, t) => n + (t.operator === 'search' ? searchWords(String(t.operand)) : 0), 0);
+  if (words > NARROW_LIMITS.searchWords) throw badNarrow(`more than ${NARROW_LIMITS.searchWords} search words`);
   return terms;
 }
 

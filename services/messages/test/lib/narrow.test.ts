@@ -49,6 +49,10 @@ t.test('shape limits: no narrow can make an exploding query', async (t) => {
   t.same(parseNarrow(repeated), [{ operator: 'streams', operand: 'public', negated: false }], 'identical terms are merged before counting');
   t.equal(parseNarrow([['search', 'x'.repeat(1000)]]).length, 1);
   t.throws(() => parseNarrow([['search', 'x'.repeat(1001)]]), { message: 'Invalid narrow operator: search terms longer than 1000 characters' });
+  const sentence = (n: number, k: number) => Array.from({ length: n }, (_, i) => `w${k}x${i}`).join(' ');
+  t.equal(parseNarrow(Array.from({ length: 10 }, (_, k) => ['search', sentence(10, k)])).length, 10, 'a hundred search words in all are fine');
+  t.throws(() => parseNarrow(Array.from({ length: 10 }, (_, k) => ['search', sentence(k === 0 ? 11 : 10, k)])), { message: 'Invalid narrow operator: more than 100 search words' }, 'counted over every search term');
+  t.throws(() => parseNarrow([{ operator: 'search', operand: 'don’t-stop-me now', negated: true }, ['search', sentence(97, 0)]]), { message: 'Invalid narrow operator: more than 100 search words' }, 'negated terms count, and words split at punctuation');
   t.throws(() => parseNarrow([['sender', 'a,'.repeat(600)]]), { message: 'Invalid narrow operator: operand of sender longer than 1000 characters' });
   t.throws(() => parseNarrow([{ operator: 'dm', operand: Array.from({ length: 101 }, (_, i) => i + 1) }]), { message: 'Invalid narrow operator: more than 100 users for dm' });
 });

@@ -17,7 +17,13 @@ import type { UserRow } from '../store/user-store.js';
 
 export type { PresenceAnswer, PresenceFetch };
 
-const readRealm = (deps: UsersDeps, realmId: number): Promise<RealmPresence> => withVisibility(deps, realmId, (s) => s.read(realmId));
+/** The realm's visible presence, from this process's copy when it has one (shared presence/reader.ts). */
+async function readRealm(deps: UsersDeps, realmId: number): Promise<RealmPresence> {
+  const reader = deps.presenceReader;
+  if (!reader) return withVisibility(deps, realmId, (s) => s.read(realmId));
+  const view = await withVisibility(deps, realmId, () => reader.read(realmId));
+  return view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+}
 
 /** The realm's presence as the fetch asks for it (see users.realmPresence). */
 export async function getRealmPresence(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer> {

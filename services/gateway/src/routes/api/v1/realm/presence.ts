@@ -3,6 +3,7 @@ import { users } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
 import { bool, int } from '@zc/shared/params';
 import { modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
+import { sendRawSuccess } from '../../../../lib/raw-success.js';
 import { params } from '../../../../plugins/params.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
@@ -18,8 +19,11 @@ export const presenceFetchParams = {
  */
 export default async function realmPresenceRoutes(app: FastifyInstance) {
   const { reader } = presenceOf(app);
-  app.get('/', async (request) => {
+  app.get('/', async (request, reply) => {
     const p = params(request, presenceFetchParams);
-    return success((await modernPresenceFromStore(reader, request.actor, p)) ?? (await app.deps.bus.request(users.realmPresence, { actor: request.actor, ...p })));
+    const modern = await modernPresenceFromStore(reader, request.actor, p);
+    if (modern) return success(modern);
+    // The legacy format (by email) comes from the users service, relayed without re-parsing.
+    return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor: request.actor, ...p }));
   });
 }

@@ -4,6 +4,7 @@ import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
 import { modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
+import { sendRawSuccess } from '../../../../../lib/raw-success.js';
 import { params } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
@@ -20,12 +21,15 @@ const status = custom((raw) => {
  */
 export default async function myPresenceRoutes(app: FastifyInstance) {
   const { store, reader } = presenceOf(app);
-  app.post('/', async (request) => {
+  app.post('/', async (request, reply) => {
     const p = params(request, { status, ping_only: bool().optional(false), new_user_input: bool().optional(false), ...presenceFetchParams });
     const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
     const { actor } = request;
     if (!(await storeSteadyPing(store, actor, reported))) return success(await app.deps.bus.request(users.updatePresence, { actor, status: reported, ping_only, ...fetch }));
     if (ping_only) return success({});
-    return success((await modernPresenceFromStore(reader, actor, fetch)) ?? (await app.deps.bus.request(users.realmPresence, { actor, ...fetch })));
+    const modern = await modernPresenceFromStore(reader, actor, fetch);
+    if (modern) return success(modern);
+    // The legacy format (by email) comes from the users service, relayed without re-parsing.
+    return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }));
   });
 }

@@ -1,0 +1,29 @@
+/**
+ * A Lua script run by its SHA1 (EVALSHA), loaded with EVAL the first time Redis does not know
+ * it. Used instead of ioredis's `defineCommand`, which copies every defined script onto each
+ * pipeline the connection creates: on the gateway's connection, whose credential checks make
+ * a pipeline per request, seven presence scripts made each pipeline markedly dearer.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from '../redis/index.js';
+
+export class LuaScript {
+  private readonly sha: string;
+
+  constructor(
+    private readonly lua: string,
+    private readonly numberOfKeys: number,
+  ) {
+    this.sha = createHash('sha1').update(lua).digest('hex');
+  }
+
+  /** Runs the script with its keys first, then its arguments. */
+  async run(redis: Redis, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, this.numberOfKeys, ...keysAndArgs);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return redis.eval(this.lua, this.numberOfKeys, ...keysAndArgs);
+    }
+  }
+}
