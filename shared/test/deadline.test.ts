@@ -136,3 +136,38 @@ t.test('a caller who leaves stops the work: a plain query and a transaction are 
   await withCallerSignal(stays.signal, () => caller.request(slow, { seconds: 0.05 }, { timeoutMs: 3000 }));
   t.equal(outcome[0]?.err, undefined, 'a caller who stays gets its answer, from a pool that still works');
 });
+
+t.test("a caller who leaves stops the work the handler asked of another service in turn", async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'deadline-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 2, applicationName: 'zc-leave-nested' });
+  const watcher = createPool(env.databaseUrl, { max: 1 });
+  const inner = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'leave-inner', log });
+  const outer = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'leave-outer', log });
+  const caller = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'leave-caller', log });
+  t.teardown(async () => {
+    await caller.close();
+    await outer.close();
+    await inner.close();
+    await pool.end();
+    await watcher.end();
+  });
+  const relay = rpc('deadlinetest.v1.relay', { request: Type.Object({ seconds: Type.Number() }), reply: Type.Object({}) });
+  const outcome = await serveSlow(inner, (seconds) => pool.query('SELECT pg_sleep($1)', [seconds]));
+  outer.serve(relay, (r) => outer.request(slow, r));
+  await outer.nc.flush();
+  const sleeping = async () =>
+    (await watcher.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'zc-leave-nested' AND query LIKE '%pg_sleep%' AND state = 'active'")).rows[0]?.n;
+
+  const leaving = new AbortController();
+  const started = Date.now();
+  const call = withCallerSignal(leaving.signal, () => caller.request(relay, { seconds: 8 }, { timeoutMs: 9000 }));
+  for (let i = 0; i < 50 && (await sleeping()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.equal(await sleeping(), 1, 'the inner service runs the query');
+  leaving.abort();
+  await t.rejects(call, { message: 'The client closed the request' });
+  const o = await firstOutcome(outcome);
+  t.ok(o && Date.now() - started < 3000, `the inner statement was cancelled (${o?.ms} ms), not after 8 s`);
+  t.equal((o?.err as { code?: string })?.code, '57014');
+  t.equal(await sleeping(), 0, 'nothing is left running in PostgreSQL');
+});
