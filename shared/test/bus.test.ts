@@ -149,3 +149,22 @@ t.test('consumeBatched hands over every waiting event at once, and retries a fai
   await new Promise((r) => setTimeout(r, 500));
   t.same(again, [], 'nothing redelivered after the acknowledgements');
 });
+
+t.test('consumeBatched with lingerMs: events trickling in a few ms apart are handled together', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'bus-test', level: 'silent' });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'bus-linger-test', log, defaultTimeoutMs: 5000 });
+  t.teardown(() => bus.close());
+  await bus.ensureStream('bustest');
+  const batches: number[][] = [];
+  await bus.consumeBatched([counted], { durable: 'linger-test', deliverNew: true, lingerMs: 300 }, async (events) => void batches.push(events.map(([, p]) => p.n)));
+  // Ten events 10 ms apart: without lingering each would be a call of its own.
+  for (let n = 1; n <= 10; n++) {
+    await bus.publish(counted, { n }, { msgId: `l-${n}` });
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const deadline = Date.now() + 5_000;
+  while (batches.flat().length < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.same(batches.flat(), Array.from({ length: 10 }, (_, i) => i + 1), 'every event, in order');
+  t.ok(batches.length <= 2, `handled in few calls (${batches.map((b) => b.length).join(',')})`);
+});
