@@ -140,6 +140,30 @@ t.test('presence store', async (t) => {
     t.same(await store.ping(10, 1, true, T0, PRESENCE_TIMING, true), { kind: 'unloaded' }, 'an unloaded realm is left to the loader');
   });
 
+  t.test('a reader keeps at most its entry budget, dropping the realms read least recently', async (t) => {
+    const A = 13;
+    const B = 14;
+    for (const realm of [A, B]) {
+      t.ok(await store.loadVisibility(realm, await store.visibilityGeneration(realm), false, []));
+      for (const user of [1, 2, 3]) await store.ping(realm, user, true, T0, PRESENCE_TIMING);
+    }
+    const asked: Array<[number, string]> = [];
+    const spy = Object.create(store) as PresenceStore;
+    spy.readSince = (realmId, base, seq) => {
+      asked.push([realmId, base]);
+      return store.readSince(realmId, base, seq);
+    };
+    const reader = new PresenceReader(spy, 4);
+    await reader.read(A);
+    await reader.read(A);
+    t.not(asked[1]?.[1], '', 'a kept copy is brought up to date');
+    await reader.read(B);
+    await reader.read(A);
+    t.same(asked.slice(2).map(([realm, base]) => [realm, base === '']), [[B, true], [A, true]], 'six entries over a budget of four: A was dropped when B was read');
+    const v = await reader.read(A);
+    t.equal(v && !v.disabled ? [...v.entries].length : -1, 3, 'the realm just read is kept whatever its size');
+  });
+
   t.test('a script Redis has never seen is loaded on first use, then run by its SHA1', async (t) => {
     const script = new LuaScript(`-- ${randomUUID()}\nreturn {KEYS[1], ARGV[1]}`, 1);
     t.same(await script.run(redis, 'k', 'v'), ['k', 'v'], 'NOSCRIPT, then EVAL');

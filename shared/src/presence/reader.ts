@@ -20,8 +20,11 @@ export class PresenceReader {
 
   constructor(
     private readonly store: PresenceStore,
-    /** Realms kept at most; the least recently read is dropped first. */
-    private readonly maxRealms = 500,
+    /**
+     * Entries kept at most over all realms (~100 bytes each): past it the least recently read
+     * realms are dropped (the one just read is always kept).
+     */
+    private readonly maxEntries = 200_000,
   ) {}
 
   /** The realm's presence, or undefined when its visibility must be loaded first (the users service does that). */
@@ -53,7 +56,19 @@ export class PresenceReader {
     }
     this.copies.delete(realmId);
     this.copies.set(realmId, copy);
-    if (this.copies.size > this.maxRealms) this.copies.delete(this.copies.keys().next().value as number);
+    this.evictBeyond(realmId);
     return { disabled: false, entries: copy.entries.values() };
+  }
+
+  /** Drops the least recently read copies while all of them hold more than `maxEntries`. */
+  private evictBeyond(keep: number): void {
+    let total = 0;
+    for (const c of this.copies.values()) total += c.entries.size;
+    for (const [id, c] of this.copies) {
+      if (total <= this.maxEntries) break;
+      if (id === keep) continue;
+      this.copies.delete(id);
+      total -= c.entries.size;
+    }
   }
 }
