@@ -54,6 +54,20 @@ t.test('held requests', async (t) => {
   t.same(await client.requestHeld(hold, { ms: 5000 }, { timeoutMs: 700, ackWithinMs: 300, holderAlive: alive }), { gaveUp: 'timeout' }, 'the whole wait has an end');
   t.ok(Date.now() - started < 1500, `at it (${Date.now() - started} ms)`);
 
+  // The caller's own timeout holds even while its event loop is too late for the sweep to
+  // judge replicas (every turn blocked longer than two sweeps).
+  let outcome: unknown;
+  void client.requestHeld(hold, { ms: 5000 }, { timeoutMs: 700, ackWithinMs: 300, holderAlive: alive }).then((o) => (outcome = o));
+  started = Date.now();
+  while (outcome === undefined && Date.now() - started < 4000) {
+    const blockedUntil = Date.now() + 600;
+    while (Date.now() < blockedUntil) {
+      /* a busy event loop */
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+  t.same(outcome, { gaveUp: 'timeout' }, 'the wait ends at its timeout on a lagging event loop');
+
   const ctrl = new AbortController();
   setTimeout(() => ctrl.abort(), 200);
   t.same(await client.requestHeld(hold, { ms: 5000 }, { timeoutMs: 5000, ackWithinMs: 300, holderAlive: alive, signal: ctrl.signal }), { gaveUp: 'aborted' }, 'the caller can stop waiting');

@@ -790,6 +790,9 @@ export class Bus {
           else if (w.holder === undefined && now - w.started >= w.ackWithinMs) w.giveUp('unacknowledged');
           else if (w.holder !== undefined && !w.holderAlive(w.holder, w.heldSince)) w.giveUp('holder lost', w.holder);
         }
+      } else {
+        // The caller's own limit is no judgement of a replica: it holds however late we are.
+        for (const w of this.held) if (now >= w.deadline) w.giveUp('timeout');
       }
       if (this.pending.size === 0 && this.held.size === 0) {
         clearInterval(this.sweepTimer);
