@@ -14,6 +14,7 @@ import { hashPassword } from './lib/credentials.js';
 import { EMAIL_VISIBILITY_EVERYONE, avatarUrl, toUserRecord } from './lib/user-view.js';
 import { userStore } from './store/user-store.js';
 import { realmStore, type RealmRow } from './store/realm-store.js';
+import { presencePeopleChanged } from './presence/people-cache.js';
 
 export interface RealmSummary {
   realm_id: number;
@@ -94,6 +95,9 @@ export async function doChangeEmail(deps: UsersDeps, realmId: number, userId: nu
     }
     return true;
   });
-  if (changed) await revokeCredentialsOf(deps, { userIds: [userId] });
+  if (changed) {
+    await revokeCredentialsOf(deps, { userIds: [userId] });
+    await presencePeopleChanged(deps, realmId);
+  }
   return { changed };
 }

@@ -16,6 +16,7 @@ import { realmStore, type RealmRow } from '../store/realm-store.js';
 import { userStore, type UserRow } from '../store/user-store.js';
 import { botAdministrators } from './people-admin.js';
 import { dropEventQueuesOf, revokeCredentialsOf } from './credential-revocation.js';
+import { presencePeopleChanged } from '../presence/people-cache.js';
 
 const noSuchUser = () => badRequest('No such user');
 
@@ -60,6 +61,7 @@ export async function doDeactivateUser(deps: UsersDeps, realmId: number, userId:
   });
   if (!deactivated) return false;
   await revokeCredentialsOf(deps, { userIds: deactivated });
+  await presencePeopleChanged(deps, realmId);
   for (const id of deactivated) await dropEventQueuesOf(deps, realmId, id, 'all');
   // Zulip lists only active users' presence; the presence store keeps no user list of its own.
   for (const id of deactivated) await deps.presence?.forgetUser(realmId, id);

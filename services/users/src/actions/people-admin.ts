@@ -19,6 +19,7 @@ import { userStore, type UserRow } from '../store/user-store.js';
 import { dropEventQueuesOf, revokeCredentialsOf } from './credential-revocation.js';
 import { notifyRealmUserAdd } from './users.js';
 import { applyProfileData, checkProfileData, type ProfileDataEntry } from './profile-data.js';
+import { presencePeopleChanged } from '../presence/people-cache.js';
 
 export const ROLES: readonly number[] = [Role.OWNER, Role.ADMINISTRATOR, Role.MODERATOR, Role.MEMBER, Role.GUEST];
 
@@ -174,4 +175,6 @@ export async function checkReactivateUser(deps: UsersDeps, actor: Actor, userId:
       });
     }
   });
+  // Presence lists them again under their email.
+  await presencePeopleChanged(deps, actor.realm_id);
 }

@@ -15,6 +15,7 @@ import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 import { revokeCredentialsOf } from './credential-revocation.js';
 import { doFullMembersAfterWaitingPeriodChange } from './full-members.js';
+import { presencePeopleChanged } from '../presence/people-cache.js';
 
 
 const STREAM_SETTINGS = ['notifications_stream_id', 'signup_notifications_stream_id'] as const;
@@ -67,6 +68,10 @@ export async function checkUpdateRealm(deps: UsersDeps, actor: Actor, patch: Rea
     return reply;
   });
   // Cached actors carry emails the realm's settings shape: every gateway replica re-reads them.
-  if (Object.keys(reply).length > 0) await revokeCredentialsOf(deps, { realmIds: [actor.realm_id] });
+  if (Object.keys(reply).length > 0) {
+    await revokeCredentialsOf(deps, { realmIds: [actor.realm_id] });
+    // Display emails follow email_address_visibility.
+    await presencePeopleChanged(deps, actor.realm_id);
+  }
   return reply;
 }

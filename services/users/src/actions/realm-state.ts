@@ -21,6 +21,7 @@ import { toRealmRecord } from '../lib/realm-view.js';
 import { realmStore } from '../store/realm-store.js';
 import { userStore } from '../store/user-store.js';
 import { revokeCredentialsOf } from './credential-revocation.js';
+import { presencePeopleChanged } from '../presence/people-cache.js';
 
 /** Whether the realm was changed (false: it already was in that state). */
 async function setRealmDeactivated(deps: UsersDeps, realmId: number, deactivated: boolean): Promise<boolean> {
@@ -37,7 +38,10 @@ async function setRealmDeactivated(deps: UsersDeps, realmId: number, deactivated
     return true;
   });
   // Reactivation too: a replica must not keep refusing from a cached "deactivated" answer.
-  if (changed) await revokeCredentialsOf(deps, { realmIds: [realmId] });
+  if (changed) {
+    await revokeCredentialsOf(deps, { realmIds: [realmId] });
+    await presencePeopleChanged(deps, realmId);
+  }
   return changed;
 }
 

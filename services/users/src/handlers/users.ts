@@ -17,7 +17,7 @@ import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { alertWordStore, linkifierStore } from '../store/linkifier-store.js';
 import type { UsersDeps } from '../deps.js';
-import { getRealmPresence, getUserPresence } from '../queries/presence.js';
+import { getRealmPresenceJson, getUserPresence } from '../queries/presence.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { getUserSettings } from '../queries/user-settings.js';
 import { checkUpdateSettings } from '../actions/user-settings.js';
@@ -70,9 +70,9 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   bus.serve(users.updateRealm, (r) => checkUpdateRealm(deps, r.actor, r.changes));
   bus.serve(users.updatePresence, async ({ actor, status, ping_only, ...fetch }) => {
     await doUpdatePresence(deps, actor, status);
-    return ping_only ? {} : getRealmPresence(deps, actor, fetch);
+    return ping_only ? {} : getRealmPresenceJson(deps, actor, fetch);
   });
-  bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresence(deps, actor, fetch));
+  bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresenceJson(deps, actor, fetch));
   bus.serve(users.userPresence, (r) => getUserPresence(deps, r.actor, r));
   bus.serve(users.registerState, async (r) => {
     const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch, r.options);

@@ -5,14 +5,13 @@
  */
 import type { Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
-import { realmHostOf, type UsersDeps } from '../deps.js';
+import { RawJson } from '@zc/shared/bus';
+import type { UsersDeps } from '../deps.js';
 import { legacyPresence, singleUserPresence } from '../lib/presence-view.js';
-import { displayEmail } from '../lib/user-view.js';
 import { withVisibility } from '../presence/visibility.js';
 import { findUserByIdOrEmail, requireRealm } from './users.js';
-import { presencePeopleStore } from '../store/presence-people-store.js';
-import { entriesInWindow, lastUpdateIdOf, modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceFetch, type RealmPresence } from '@zc/shared/presence';
-import { realmStore } from '../store/realm-store.js';
+import { peopleTokenOf, presencePeopleOf } from '../presence/people-cache.js';
+import { entriesInWindow, lastUpdateIdOf, modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceEntry, type PresenceFetch, type RealmPresence } from '@zc/shared/presence';
 import type { UserRow } from '../store/user-store.js';
 
 export type { PresenceAnswer, PresenceFetch };
@@ -25,24 +24,40 @@ async function readRealm(deps: UsersDeps, realmId: number): Promise<RealmPresenc
   return view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
 }
 
-/** The realm's presence as the fetch asks for it (see users.realmPresence). */
-export async function getRealmPresence(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer> {
-  const stored = await readRealm(deps, actor.realm_id);
-  if (wantsModernPresence(f)) return modernRealmPresence(stored, f, nowMs);
+/** The legacy answer's value for an entry, as JSON text, kept while the entry object lives (the reader replaces updated entries). */
+const legacyTexts = new WeakMap<PresenceEntry, string>();
+
+function legacyTextOf(e: PresenceEntry): string {
+  let t = legacyTexts.get(e);
+  if (t === undefined) legacyTexts.set(e, (t = JSON.stringify(legacyPresence(e))));
+  return t;
+}
+
+/**
+ * The realm's presence as the fetch asks for it (see users.realmPresence). The legacy format
+ * (keyed by the email everyone may see) is built as JSON text from cached emails and cached
+ * per-entry texts, without PostgreSQL (presence/people-cache.ts).
+ */
+export async function getRealmPresenceJson(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | RawJson> {
+  if (wantsModernPresence(f)) return modernRealmPresence(await readRealm(deps, actor.realm_id), f, nowMs);
+  const [stored, token] = await Promise.all([readRealm(deps, actor.realm_id), peopleTokenOf(deps, actor.realm_id)]);
   const entries = entriesInWindow(stored, f, nowMs);
-  const presences: Record<string, unknown> = {};
+  const members: string[] = [];
   if (entries && entries.length > 0) {
-    // The legacy format is keyed by the email everyone may see.
-    const realm = await realmStore.findById(deps.pool, actor.realm_id);
-    if (!realm) throw badRequest('Invalid realm');
-    const host = realmHostOf(deps, realm);
-    const people = new Map((await presencePeopleStore.listByIds(deps.pool, realm.id, entries.map((e) => e.userId))).map((p) => [p.id, p]));
+    const emails = await presencePeopleOf(deps).emailsOf(actor.realm_id, token, entries.map((e) => e.userId), nowMs);
     for (const e of entries) {
-      const p = people.get(e.userId);
-      if (p && p.is_active && !p.is_bot) presences[displayEmail(p, realm, host)] = legacyPresence(e);
+      const email = emails.get(e.userId);
+      if (email) members.push(`${email}:${legacyTextOf(e)}`);
     }
   }
-  return { presences, server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) };
+  const tail = JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) });
+  return new RawJson(`{"presences":{${members.join(',')}},${tail.slice(1)}`);
+}
+
+/** getRealmPresenceJson as an object (/register's `presences`, merged into its state). */
+export async function getRealmPresence(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer> {
+  const r = await getRealmPresenceJson(deps, actor, f, nowMs);
+  return r instanceof RawJson ? (JSON.parse(r.text) as PresenceAnswer) : r;
 }
 
 const noSuchUser = () => badRequest('No such user');
