@@ -3,13 +3,10 @@
  * people administration, profile field and bot storage endpoints against a running system,
  * as an administrator and as a bot would. Skipped when the client checkout or python3 is absent.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import t from 'tap';
 import { startSystem } from '../harness.js';
+import { pythonZulipMissing, runPythonZulip } from '../real-clients.js';
 
-const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
-const PYTHON = '/usr/bin/python3';
 
 const SCRIPT = `
 import json, sys, zulip
@@ -44,17 +41,12 @@ out["storage_bad_key"] = b.get_storage({"keys": ["nope"]})
 print(json.dumps(out))
 `;
 
-t.test('python-zulip-api settings, people administration and bot storage calls', { skip: !existsSync(CLIENT_DIR) || !existsSync(PYTHON) ? `python-zulip-api not found at ${CLIENT_DIR} (or no ${PYTHON})` : false }, async (t) => {
+const missing = pythonZulipMissing();
+
+t.test('python-zulip-api settings, people administration and bot storage calls', { skip: missing ?? false }, async (t) => {
   const sys = await startSystem(t);
   const { iago, othello, bot } = sys.people;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(
-      PYTHON,
-      ['-c', SCRIPT, sys.baseUrl, iago.email, iago.api_key, bot.email, bot.api_key, String(othello.user_id)],
-      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
-    );
-  });
+  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, iago.email, iago.api_key, bot.email, bot.api_key, String(othello.user_id)]);
   const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
   const ok = Object.keys(r).filter((k) => k !== 'storage_bad_key');
   for (const call of ok) t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);

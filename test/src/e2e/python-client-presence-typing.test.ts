@@ -3,13 +3,10 @@
  * typing against a running system: update_presence, get_user_presence, get_realm_presence,
  * set_typing_status. Skipped when the client checkout or python3 is absent.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import t from 'tap';
 import { startSystem } from '../harness.js';
+import { pythonZulipMissing, runPythonZulip } from '../real-clients.js';
 
-const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
-const PYTHON = '/usr/bin/python3';
 
 const SCRIPT = `
 import json, sys, zulip
@@ -29,20 +26,15 @@ out = {
 print(json.dumps(out))
 `;
 
-t.test('python-zulip-api presence and typing calls', { skip: !existsSync(CLIENT_DIR) || !existsSync(PYTHON) ? `python-zulip-api not found at ${CLIENT_DIR} (or no ${PYTHON})` : false }, async (t) => {
+const missing = pythonZulipMissing();
+
+t.test('python-zulip-api presence and typing calls', { skip: missing ?? false }, async (t) => {
   const sys = await startSystem(t);
   const { hamlet, othello } = sys.people;
   await sys.client(othello).post('/users/me/presence', { status: 'active' });
   await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Python' }] });
   const streamId = (await sys.client(hamlet).get('/get_stream_id', { stream: 'Python' })).body.stream_id as number;
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(
-      PYTHON,
-      ['-c', SCRIPT, sys.baseUrl, hamlet.email, hamlet.api_key, String(othello.user_id), othello.email, String(streamId)],
-      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
-    );
-  });
+  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, hamlet.email, hamlet.api_key, String(othello.user_id), othello.email, String(streamId)]);
   const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
   for (const call of ['update_presence', 'update_presence_legacy', 'get_user_presence', 'get_other_presence', 'get_realm_presence', 'typing_direct_start', 'typing_direct_stop', 'typing_stream']) {
     t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);

@@ -4,13 +4,10 @@
  * get_subscribers and get_stream_topics on the result, delete_stream, and the errors a
  * member gets. Skipped when the client checkout or python3 is absent.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import t from 'tap';
 import { startSystem } from '../harness.js';
+import { pythonZulipMissing, runPythonZulip } from '../real-clients.js';
 
-const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
-const PYTHON = '/usr/bin/python3';
 
 const SCRIPT = `
 import json, sys, zulip
@@ -35,20 +32,15 @@ out = {
 print(json.dumps(out))
 `;
 
-t.test('python-zulip-api update_stream and delete_stream', { skip: !existsSync(CLIENT_DIR) || !existsSync(PYTHON) ? `python-zulip-api not found at ${CLIENT_DIR} (or no ${PYTHON})` : false }, async (t) => {
+const missing = pythonZulipMissing();
+
+t.test('python-zulip-api update_stream and delete_stream', { skip: missing ?? false }, async (t) => {
   const sys = await startSystem(t);
   const { hamlet, othello, desdemona } = sys.people;
   await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [hamlet.user_id, othello.user_id, desdemona.user_id] });
   const streamId = (await sys.client(hamlet).get('/get_stream_id', { stream: 'Verona' })).body.stream_id as number;
   await sys.client(hamlet).post('/messages', { type: 'stream', to: streamId, topic: 'balcony', content: 'wherefore' });
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(
-      PYTHON,
-      ['-c', SCRIPT, sys.baseUrl, desdemona.email, desdemona.api_key, hamlet.email, hamlet.api_key, String(streamId)],
-      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
-    );
-  });
+  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, desdemona.email, desdemona.api_key, hamlet.email, hamlet.api_key, String(streamId)]);
   const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
   for (const call of ['update_description', 'update_name', 'update_private', 'get_stream_id', 'get_subscribers', 'get_stream_topics', 'delete']) {
     t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);

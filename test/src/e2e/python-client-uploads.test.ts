@@ -4,29 +4,15 @@
  * get_attachments, and upload_custom_emoji, whose emoji then renders in a message.
  * Skipped, saying why, when python3, the client checkout or its Python dependencies are absent.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startSystem } from '../harness.js';
+import { pythonZulipMissing, runPythonZulip } from '../real-clients.js';
 import { png } from './realm-emoji-support.js';
 import { raw } from './uploads-support.js';
 
-const CLIENT_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
-const PYTHON = '/usr/bin/python3';
-
-/** Why the client cannot run here, or undefined when it can. */
-function skipReason(): string | undefined {
-  if (!existsSync(PYTHON)) return `no ${PYTHON}`;
-  if (!existsSync(CLIENT_DIR)) return `python-zulip-api not found at ${CLIENT_DIR}`;
-  try {
-    execFileSync(PYTHON, ['-c', 'import zulip'], { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, stdio: 'pipe' });
-    return undefined;
-  } catch (e) {
-    return `python-zulip-api's dependencies are missing: ${String((e as { stderr?: Buffer }).stderr ?? e).trim().split('\n').pop()}`;
-  }
-}
 
 const SCRIPT = `
 import json, sys, zulip
@@ -46,8 +32,9 @@ out["send_emoji"] = c.send_message({"type": "stream", "to": "Files", "topic": "p
 print(json.dumps(out))
 `;
 
-const reason = skipReason();
-t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', { skip: reason ?? false }, async (t) => {
+const missing = pythonZulipMissing();
+
+t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', { skip: missing ?? false }, async (t) => {
   const sys = await startSystem(t);
   const { hamlet, othello } = sys.people;
   await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Files' }], principals: [hamlet.user_id, othello.user_id] });
@@ -57,14 +44,7 @@ t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', 
   const emojiPath = path.join(dir, 'logo.png');
   writeFileSync(textPath, 'Files from Python.\n');
   writeFileSync(emojiPath, await png(80, 80));
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(
-      PYTHON,
-      ['-c', SCRIPT, sys.baseUrl, hamlet.email, hamlet.api_key, textPath, emojiPath],
-      { env: { ...process.env, PYTHONPATH: CLIENT_DIR }, timeout: 60_000 },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve(out)),
-    );
-  });
+  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, hamlet.email, hamlet.api_key, textPath, emojiPath]);
   const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
   for (const call of ['upload_file', 'send', 'get_attachments', 'upload_custom_emoji', 'get_realm_emoji', 'send_emoji']) {
     t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);

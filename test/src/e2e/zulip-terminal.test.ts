@@ -14,11 +14,11 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { startSystem } from '../harness.js';
+import { lastStderrLine, PYTHON, PYTHON_ZULIP_DIR, ZULIP_TERMINAL_DIR } from '../real-clients.js';
 import { QueuePoller, type ClientEvent } from './events-support.js';
 
-const CLIENT_DIR = process.env.ZC_ZULIP_TERMINAL_DIR ?? '/work/shared/clients/zulip-terminal';
-const PYTHON_API_DIR = process.env.ZC_PYTHON_ZULIP_DIR ?? '/work/shared/clients/python-zulip-api/zulip';
-const PYTHON = '/usr/bin/python3';
+const CLIENT_DIR = ZULIP_TERMINAL_DIR;
+const PYTHON_API_DIR = PYTHON_ZULIP_DIR;
 const MODULES = ['urwid', 'urwid_readline', 'requests', 'bs4', 'lxml', 'pygments', 'tzlocal', 'typing_extensions', 'pyperclip', 'dateutil', 'distro', 'pytz'];
 
 /** Why the client cannot run here, or undefined when it can. */
@@ -34,8 +34,7 @@ function missing(): string | undefined {
   try {
     execFileSync(PYTHON, ['-c', `import ${MODULES.join(', ')}`], { stdio: 'pipe' });
   } catch (e) {
-    const why = String((e as { stderr?: Buffer }).stderr ?? e).trim().split('\n').at(-1);
-    return `zulip-terminal's Python dependencies are missing (${why}); .ci/run installs Debian's python3-* packages`;
+    return `zulip-terminal's Python dependencies are missing (${lastStderrLine(e)}); .ci/run installs Debian's python3-* packages`;
   }
   return undefined;
 }
