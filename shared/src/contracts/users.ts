@@ -422,6 +422,16 @@ export const users = {
    * `presence_last_update_id`. GET /realm/presence and /register's `presence` type.
    */
   realmPresence: rpc('users.v1.realm_presence', { safe: true, request: Type.Object({ actor: Actor, ...PresenceFetch }), reply: JsonObject }),
+  /**
+   * The display emails of users of the actor's realm for the legacy presence answer, which the
+   * gateway builds from its copy of the realm's presence (shared presence/legacy.ts): keyed by
+   * user id, null for users presence does not list (inactive, bots, unknown ids).
+   */
+  presenceEmails: rpc('users.v1.presence_emails', {
+    safe: true,
+    request: Type.Object({ actor: Actor, user_ids: Type.Array(Type.Integer(), { maxItems: 100_000 }) }),
+    reply: Type.Object({ emails: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])) }),
+  }),
   /** GET /users/{user_id_or_email}/presence: one user's presence in the legacy format. */
   userPresence: rpc('users.v1.user_presence', {
     // A read: may be asked again of another replica (Bus.request).

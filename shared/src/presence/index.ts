@@ -17,3 +17,13 @@ export {
   type PresenceAnswer,
   type PresenceFetch,
 } from './view.js';
+export {
+  PresencePeople,
+  legacyClientPresence,
+  legacyPresence,
+  legacyPresenceText,
+  presencePeopleToken,
+  renewPresencePeopleToken,
+  type LegacyClientPresence,
+  type PresenceEmailLoader,
+} from './legacy.js';

@@ -1,7 +1,8 @@
 /**
- * The legacy presence answer (GET /realm/presence keyed by email) comes from each users
- * replica's in-memory copy of the realm's display emails: a change of address, a deactivation
- * or a reactivation shows in the very next read, whichever replica answers it.
+ * The legacy presence answer (GET /realm/presence keyed by email) comes from each gateway
+ * replica's in-memory copy of the realm's display emails (the users service's when it answers):
+ * a change of address, a deactivation or a reactivation shows in the very next read, whichever
+ * replica answers it.
  */
 import t from 'tap';
 import { loadConfig } from '@zc/shared/config';
@@ -13,13 +14,14 @@ import { startSystem } from '../harness.js';
 
 type Json = Record<string, unknown>;
 
-// Enough reads that both replicas (a NATS queue group picks one at random) answer some.
+// Reads alternate between the gateways; enough that both users replicas (a NATS queue group picks one at random) answer some too.
 const READS = 8;
 
 t.test('legacy presence follows people changes on every replica', async (t) => {
-  const sys = await startSystem(t, { replicas: { users: 2 } });
+  const sys = await startSystem(t, { replicas: { users: 2, gateway: 2 } });
   const { iago, othello } = sys.people;
-  const o = sys.client(othello);
+  const readers = sys.gatewayUrls.map((baseUrl) => sys.client(othello, { baseUrl }));
+  t.equal(readers.length, 2);
   const config = loadConfig(sys.env.config);
   const pool = createPool(sys.env.databaseUrl, { max: 1 });
   const redis = new Redis(config.redisUrl);
@@ -33,7 +35,7 @@ t.test('legacy presence follows people changes on every replica', async (t) => {
   const reads = async (): Promise<Json[]> => {
     const out: Json[] = [];
     for (let i = 0; i < READS; i++) {
-      const r = await o.get('/realm/presence');
+      const r = await readers[i % readers.length]!.get('/realm/presence');
       t.equal(r.status, 200);
       out.push(r.body.presences as Json);
     }
@@ -52,6 +54,10 @@ t.test('legacy presence follows people changes on every replica', async (t) => {
     for (const p of await reads()) {
       t.notOk(p['mover@zulip.test'], 'not under the old address');
       t.ok(p['moved@zulip.test'], 'under the new one');
+    }
+    for (const reader of readers) {
+      const ping = (await reader.post('/users/me/presence', { status: 'active' })).body.presences as Json;
+      t.ok(ping['moved@zulip.test'] && !ping['mover@zulip.test'], "a ping's legacy answer too");
     }
   });
 

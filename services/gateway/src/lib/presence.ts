@@ -10,10 +10,14 @@
  * before it answers, so the auth plugin re-checks their key with the users service, which
  * refuses it.
  */
-import { PRESENCE_TIMING, type Actor } from '@zc/shared/contracts';
+import { RawJson } from '@zc/shared/bus';
+import { PRESENCE_TIMING, users, type Actor } from '@zc/shared/contracts';
 import type { FastifyInstance } from 'fastify';
 import {
+  PresencePeople,
   PresenceReader,
+  legacyPresenceText,
+  presencePeopleToken,
   PresenceStore,
   inFetchWindow,
   modernPresence,
@@ -24,14 +28,26 @@ import {
 } from '@zc/shared/presence';
 
 // Keyed by the app's deps, which every route's (encapsulated) Fastify instance shares.
-const perApp = new WeakMap<object, { store: PresenceStore; reader: PresenceReader }>();
+const perApp = new WeakMap<object, GatewayPresence>();
 
-/** The gateway's presence store and its copy of realms' presence, one per app (its routes share the copy). */
-export function presenceOf(app: FastifyInstance): { store: PresenceStore; reader: PresenceReader } {
+export interface GatewayPresence {
+  store: PresenceStore;
+  reader: PresenceReader;
+  /** Display emails for the legacy format, asked of the users service (shared presence/legacy.ts). */
+  people: PresencePeople;
+  bus: FastifyInstance['deps']['bus'];
+  /** The realm's people token, which guards `people`. */
+  peopleToken(realmId: number): Promise<string>;
+}
+
+/** The gateway's presence store and its copies of realms' presence and people, one per app (its routes share them). */
+export function presenceOf(app: FastifyInstance): GatewayPresence {
   let p = perApp.get(app.deps);
   if (!p) {
-    const store = new PresenceStore(app.deps.redis, app.deps.config.redisPrefix);
-    p = { store, reader: new PresenceReader(store) };
+    const { redis, config, bus } = app.deps;
+    const store = new PresenceStore(redis, config.redisPrefix);
+    const people = new PresencePeople();
+    p = { store, reader: new PresenceReader(store), people, bus, peopleToken: (realmId) => presencePeopleToken(redis, config.redisPrefix, realmId) };
     perApp.set(app.deps, p);
   }
   return p;
@@ -68,4 +84,19 @@ export async function modernPresenceFromStore(reader: PresenceReader, actor: Act
     if (e.updateId > newest) newest = e.updateId;
   }
   return { presences, server_timestamp: nowMs / 1000, presence_last_update_id: Math.max(newest, fetch.last_update_id ?? -1) };
+}
+
+/**
+ * The realm's presence in the legacy format (by email) built from this replica's copies, or
+ * undefined when the users service must answer (the realm's visibility is not loaded yet).
+ */
+export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<RawJson | undefined> {
+  const [view, token] = await Promise.all([p.reader.read(actor.realm_id), p.peopleToken(actor.realm_id)]);
+  if (!view) return undefined;
+  const stored = view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  const load = async (ids: readonly number[]) => {
+    const r = await p.bus.request(users.presenceEmails, { actor, user_ids: [...ids] });
+    return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));
+  };
+  return new RawJson(await legacyPresenceText(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs));
 }

@@ -23,6 +23,7 @@ import { getUserSettings } from '../queries/user-settings.js';
 import { checkUpdateSettings } from '../actions/user-settings.js';
 import { checkUpdateRealm } from '../actions/realm-settings.js';
 import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
+import { presenceEmails } from '../presence/people-cache.js';
 
 export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
   bus.serve(users.authenticate, async (r) => {
@@ -73,6 +74,9 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
     return ping_only ? {} : getRealmPresenceJson(deps, actor, fetch);
   });
   bus.serve(users.realmPresence, ({ actor, ...fetch }) => getRealmPresenceJson(deps, actor, fetch));
+  bus.serve(users.presenceEmails, async ({ actor, user_ids }) => ({
+    emails: Object.fromEntries(await presenceEmails(deps, deps.pool, actor.realm_id, user_ids)),
+  }));
   bus.serve(users.userPresence, (r) => getUserPresence(deps, r.actor, r));
   bus.serve(users.registerState, async (r) => {
     const { snapshot, state } = await getRegisterState(deps, r.actor, r.fetch, r.options);

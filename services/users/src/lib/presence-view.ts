@@ -6,25 +6,9 @@
  * client, "website", with `aggregated` a copy of it.
  */
 import { PRESENCE_TIMING } from '@zc/shared/contracts';
-import type { PresenceEntry } from '@zc/shared/presence';
+import { legacyClientPresence, type PresenceEntry } from '@zc/shared/presence';
 
-export interface LegacyClientPresence {
-  client: 'website';
-  status: 'active' | 'idle';
-  timestamp: number;
-  pushable: false;
-}
-
-/** Active when the last activity is close enough to the last connection (format_legacy_presence_dict). */
-export function legacyClientPresence(e: PresenceEntry): LegacyClientPresence {
-  const active = e.activeTs > 0 && e.activeTs + PRESENCE_TIMING.legacyActivityOffsetSeconds >= e.idleTs;
-  return { client: 'website', status: active ? 'active' : 'idle', timestamp: active ? e.activeTs : e.idleTs, pushable: false };
-}
-
-export function legacyPresence(e: PresenceEntry): { aggregated: Omit<LegacyClientPresence, 'pushable'>; website: LegacyClientPresence } {
-  const website = legacyClientPresence(e);
-  return { aggregated: { client: website.client, status: website.status, timestamp: website.timestamp }, website };
-}
+export { legacyClientPresence, legacyPresence, type LegacyClientPresence } from '@zc/shared/presence';
 
 /**
  * GET /users/{id}/presence's shape: both entries without `client`/`pushable`; `aggregated`

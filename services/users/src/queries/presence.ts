@@ -7,11 +7,11 @@ import type { Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { RawJson } from '@zc/shared/bus';
 import type { UsersDeps } from '../deps.js';
-import { legacyPresence, singleUserPresence } from '../lib/presence-view.js';
+import { singleUserPresence } from '../lib/presence-view.js';
 import { withVisibility } from '../presence/visibility.js';
 import { findUserByIdOrEmail, requireRealm } from './users.js';
-import { peopleTokenOf, presencePeopleOf } from '../presence/people-cache.js';
-import { entriesInWindow, lastUpdateIdOf, modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceEntry, type PresenceFetch, type RealmPresence } from '@zc/shared/presence';
+import { peopleTokenOf, presenceEmails, presencePeopleOf } from '../presence/people-cache.js';
+import { legacyPresenceText, modernRealmPresence, wantsModernPresence, type PresenceAnswer, type PresenceFetch, type RealmPresence } from '@zc/shared/presence';
 import type { UserRow } from '../store/user-store.js';
 
 export type { PresenceAnswer, PresenceFetch };
@@ -24,34 +24,16 @@ async function readRealm(deps: UsersDeps, realmId: number): Promise<RealmPresenc
   return view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
 }
 
-/** The legacy answer's value for an entry, as JSON text, kept while the entry object lives (the reader replaces updated entries). */
-const legacyTexts = new WeakMap<PresenceEntry, string>();
-
-function legacyTextOf(e: PresenceEntry): string {
-  let t = legacyTexts.get(e);
-  if (t === undefined) legacyTexts.set(e, (t = JSON.stringify(legacyPresence(e))));
-  return t;
-}
-
 /**
  * The realm's presence as the fetch asks for it (see users.realmPresence). The legacy format
- * (keyed by the email everyone may see) is built as JSON text from cached emails and cached
- * per-entry texts, without PostgreSQL (presence/people-cache.ts).
+ * (keyed by the email everyone may see) is built as JSON text from cached emails, without
+ * PostgreSQL (shared presence/legacy.ts).
  */
 export async function getRealmPresenceJson(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | RawJson> {
   if (wantsModernPresence(f)) return modernRealmPresence(await readRealm(deps, actor.realm_id), f, nowMs);
   const [stored, token] = await Promise.all([readRealm(deps, actor.realm_id), peopleTokenOf(deps, actor.realm_id)]);
-  const entries = entriesInWindow(stored, f, nowMs);
-  const members: string[] = [];
-  if (entries && entries.length > 0) {
-    const emails = await presencePeopleOf(deps).emailsOf(actor.realm_id, token, entries.map((e) => e.userId), nowMs);
-    for (const e of entries) {
-      const email = emails.get(e.userId);
-      if (email) members.push(`${email}:${legacyTextOf(e)}`);
-    }
-  }
-  const tail = JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) });
-  return new RawJson(`{"presences":{${members.join(',')}},${tail.slice(1)}`);
+  const load = (ids: readonly number[]) => presenceEmails(deps, deps.pool, actor.realm_id, ids);
+  return new RawJson(await legacyPresenceText(stored, f, { copy: presencePeopleOf(deps), realmId: actor.realm_id, token, load }, nowMs));
 }
 
 /** getRealmPresenceJson as an object (/register's `presences`, merged into its state). */

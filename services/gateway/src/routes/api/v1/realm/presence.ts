@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
 import { success } from '@zc/shared/envelope';
 import { bool, int } from '@zc/shared/params';
-import { modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
+import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
 import { sendRawSuccess } from '../../../../lib/raw-success.js';
 import { params } from '../../../../plugins/params.js';
 
@@ -15,15 +15,18 @@ export const presenceFetchParams = {
 
 /**
  * GET /api/v1/realm/presence: every visible user's presence (legacy format unless asked
- * otherwise; the modern one comes straight from the presence store, lib/presence.ts).
+ * otherwise; both come straight from the presence store, lib/presence.ts).
  */
 export default async function realmPresenceRoutes(app: FastifyInstance) {
-  const { reader } = presenceOf(app);
+  const presence = presenceOf(app);
   app.get('/', async (request, reply) => {
     const p = params(request, presenceFetchParams);
-    const modern = await modernPresenceFromStore(reader, request.actor, p);
+    const modern = await modernPresenceFromStore(presence.reader, request.actor, p);
     if (modern) return success(modern);
-    // The legacy format (by email) comes from the users service, relayed without re-parsing.
+    // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
+    const legacy = await legacyPresenceFromStore(presence, request.actor, p);
+    if (legacy) return sendRawSuccess(request, reply, legacy);
+    // The realm's visibility is not loaded: the users service loads it and answers, relayed without re-parsing.
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor: request.actor, ...p }));
   });
 }

@@ -3,7 +3,7 @@ import { users } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
-import { modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
+import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
 import { sendRawSuccess } from '../../../../../lib/raw-success.js';
 import { params } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
@@ -20,7 +20,8 @@ const status = custom((raw) => {
  * served from the presence store here; the rest by the users service (lib/presence.ts).
  */
 export default async function myPresenceRoutes(app: FastifyInstance) {
-  const { store, reader } = presenceOf(app);
+  const presence = presenceOf(app);
+  const { store, reader } = presence;
   app.post('/', async (request, reply) => {
     const p = params(request, { status, ping_only: bool().optional(false), new_user_input: bool().optional(false), ...presenceFetchParams });
     const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
@@ -32,7 +33,9 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
     const [stored, modern] = await Promise.all([storeSteadyPing(store, actor, reported), modernPresenceFromStore(reader, actor, fetch)]);
     if (!stored) return success(await usersService());
     if (modern) return success(modern);
-    // The legacy format (by email) comes from the users service, relayed without re-parsing.
+    // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
+    const legacy = await legacyPresenceFromStore(presence, actor, fetch);
+    if (legacy) return sendRawSuccess(request, reply, legacy);
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }));
   });
 }

@@ -1,0 +1,121 @@
+/**
+ * The legacy presence answer (keyed by the email everyone may see; GET /realm/presence as
+ * zulip-terminal asks it every minute), built as JSON text by whichever service serves it: the
+ * gateway from its copy of the realm's presence, the users service otherwise. Zulip's
+ * zerver/lib/presence.py. Since Zulip 7.0 the server keeps no per-client data, so the legacy
+ * format always names one client, "website", with `aggregated` a copy of it.
+ *
+ * Display emails come from PresencePeople, a per-process copy good while the realm's people
+ * token in Redis is the one it was read under. The users service gives the realm a new token
+ * after committing any change of what the copy holds (an address, a deactivation or
+ * reactivation, the realm's settings: `email_address_visibility`, the host), before answering,
+ * so every process's next read sees the change. A user the copy does not know yet (a new
+ * user's first ping) is asked for on its own. The token is read before the rows it guards, so
+ * a change committed meanwhile is caught by the next read.
+ */
+import { randomBytes } from 'node:crypto';
+import { PRESENCE_TIMING } from '../contracts/index.js';
+import { redisKey, type Redis } from '../redis/index.js';
+import type { PresenceEntry, RealmPresence } from './store.js';
+import { entriesInWindow, lastUpdateIdOf, type PresenceFetch } from './view.js';
+
+export interface LegacyClientPresence {
+  client: 'website';
+  status: 'active' | 'idle';
+  timestamp: number;
+  pushable: false;
+}
+
+/** Active when the last activity is close enough to the last connection (format_legacy_presence_dict). */
+export function legacyClientPresence(e: PresenceEntry): LegacyClientPresence {
+  const active = e.activeTs > 0 && e.activeTs + PRESENCE_TIMING.legacyActivityOffsetSeconds >= e.idleTs;
+  return { client: 'website', status: active ? 'active' : 'idle', timestamp: active ? e.activeTs : e.idleTs, pushable: false };
+}
+
+export function legacyPresence(e: PresenceEntry): { aggregated: Omit<LegacyClientPresence, 'pushable'>; website: LegacyClientPresence } {
+  const website = legacyClientPresence(e);
+  return { aggregated: { client: website.client, status: website.status, timestamp: website.timestamp }, website };
+}
+
+/** An entry's value in the legacy answer, as JSON text, kept while the entry object lives (readers replace updated entries). */
+const legacyTexts = new WeakMap<PresenceEntry, string>();
+
+function legacyTextOf(e: PresenceEntry): string {
+  let t = legacyTexts.get(e);
+  if (t === undefined) legacyTexts.set(e, (t = JSON.stringify(legacyPresence(e))));
+  return t;
+}
+
+/** The legacy answer's JSON text (`presences`, `server_timestamp`, `presence_last_update_id`). */
+export async function legacyPresenceText(
+  stored: RealmPresence,
+  f: PresenceFetch,
+  people: { copy: PresencePeople; realmId: number; token: string; load: PresenceEmailLoader },
+  nowMs: number,
+): Promise<string> {
+  const entries = entriesInWindow(stored, f, nowMs);
+  const members: string[] = [];
+  if (entries && entries.length > 0) {
+    const emails = await people.copy.emailsOf(people.realmId, people.token, entries.map((e) => e.userId), people.load, nowMs);
+    for (const e of entries) {
+      const email = emails.get(e.userId);
+      if (email) members.push(`${email}:${legacyTextOf(e)}`);
+    }
+  }
+  const tail = JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) });
+  return `{"presences":{${members.join(',')}},${tail.slice(1)}`;
+}
+
+/** A copy older than this is read again whatever its token says (a change made without Redis, e.g. the CLI offline). */
+const MAX_AGE_MS = 10 * 60 * 1000;
+/** Realms kept at most; past it the least recently read are dropped. */
+const MAX_REALMS = 500;
+const TOKEN_TTL_MS = 7 * 24 * 3600 * 1000;
+
+const peopleTokenKey = (prefix: string, realmId: number) => redisKey(prefix, 'users', 'presence-people', realmId);
+
+/** The realm's people token ('' when it has none yet). */
+export async function presencePeopleToken(redis: Redis, prefix: string, realmId: number): Promise<string> {
+  return (await redis.get(peopleTokenKey(prefix, realmId))) ?? '';
+}
+
+/** Gives the realm a new people token: every process's copy of its display emails is read again. */
+export async function renewPresencePeopleToken(redis: Redis, prefix: string, realmId: number): Promise<void> {
+  await redis.set(peopleTokenKey(prefix, realmId), randomBytes(9).toString('base64'), 'PX', TOKEN_TTL_MS);
+}
+
+/** Display emails of users of the realm, null for those presence does not list (inactive, bots, unknown). */
+export type PresenceEmailLoader = (userIds: readonly number[]) => Promise<ReadonlyMap<number, string | null>>;
+
+interface RealmPeople {
+  token: string;
+  loadedAt: number;
+  /** user id -> display email as JSON text (quoted), or null when the user is not listed. */
+  emails: Map<number, string | null>;
+}
+
+export class PresencePeople {
+  private readonly realms = new Map<number, RealmPeople>();
+
+  /** The display emails (JSON text, null when not listed) of `userIds`, under `token` (read from presencePeopleToken before this call); `load` reads those not held. */
+  async emailsOf(realmId: number, token: string, userIds: readonly number[], load: PresenceEmailLoader, nowMs = Date.now()): Promise<ReadonlyMap<number, string | null>> {
+    let copy = this.realms.get(realmId);
+    if (!copy || copy.token !== token || nowMs - copy.loadedAt > MAX_AGE_MS) copy = { token, loadedAt: nowMs, emails: new Map() };
+    const held = copy.emails;
+    const missing = userIds.filter((id) => !held.has(id));
+    if (missing.length > 0) {
+      const found = await load(missing);
+      for (const id of missing) {
+        const email = found.get(id);
+        held.set(id, email ? JSON.stringify(email) : null);
+      }
+    }
+    this.realms.delete(realmId);
+    this.realms.set(realmId, copy);
+    if (this.realms.size > MAX_REALMS) {
+      const oldest = this.realms.keys().next().value;
+      if (oldest !== undefined) this.realms.delete(oldest);
+    }
+    return held;
+  }
+}
