@@ -46,6 +46,35 @@ function legacyTextOf(e: PresenceEntry): string {
   return t;
 }
 
+/** What a legacy answer lists: each entry under its display email (JSON text), and the answer's last update id. */
+export interface LegacyListing {
+  members: Array<{ email: string; entry: PresenceEntry }>;
+  lastUpdateId: number;
+}
+
+export async function legacyPresenceListing(
+  stored: RealmPresence,
+  f: PresenceFetch,
+  people: { copy: PresencePeople; realmId: number; token: string; load: PresenceEmailLoader },
+  nowMs: number,
+): Promise<LegacyListing> {
+  const entries = entriesInWindow(stored, f, nowMs);
+  const members: LegacyListing['members'] = [];
+  if (entries && entries.length > 0) {
+    const emails = await people.copy.emailsOf(people.realmId, people.token, entries.map((e) => e.userId), people.load, nowMs);
+    for (const e of entries) {
+      const email = emails.get(e.userId);
+      if (email) members.push({ email, entry: e });
+    }
+  }
+  return { members, lastUpdateId: lastUpdateIdOf(entries, f) };
+}
+
+/** The members after `presences`, as JSON text without the braces: `"server_timestamp":...,"presence_last_update_id":...`. */
+export function legacyPresenceTail(nowMs: number, lastUpdateId: number): string {
+  return JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
+}
+
 /** The legacy answer's JSON text (`presences`, `server_timestamp`, `presence_last_update_id`). */
 export async function legacyPresenceText(
   stored: RealmPresence,
@@ -53,18 +82,32 @@ export async function legacyPresenceText(
   people: { copy: PresencePeople; realmId: number; token: string; load: PresenceEmailLoader },
   nowMs: number,
 ): Promise<string> {
-  const entries = entriesInWindow(stored, f, nowMs);
-  const members: string[] = [];
-  if (entries && entries.length > 0) {
-    const emails = await people.copy.emailsOf(people.realmId, people.token, entries.map((e) => e.userId), people.load, nowMs);
-    for (const e of entries) {
-      const email = emails.get(e.userId);
-      if (email) members.push(`${email}:${legacyTextOf(e)}`);
-    }
-  }
-  const tail = JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateIdOf(entries, f) });
-  return `{"presences":{${members.join(',')}},${tail.slice(1)}`;
+  const { members, lastUpdateId } = await legacyPresenceListing(stored, f, people, nowMs);
+  return `{"presences":{${members.map((m) => `${m.email}:${legacyTextOf(m.entry)}`).join(',')}},${legacyPresenceTail(nowMs, lastUpdateId)}}`;
 }
+
+/** An entry's member of the legacy answer as UTF-8 bytes, kept while the entry object lives and its email stays. */
+const legacyBytes = new WeakMap<PresenceEntry, { email: string; bytes: Buffer }>();
+
+/**
+ * The `presences` object of a listing as UTF-8 bytes (from cached members): a 1,000-person
+ * answer is ~150 KB, whose encoding on every call cost more than building it.
+ */
+export function legacyPresencesBytes(listing: LegacyListing): Buffer {
+  const parts: Buffer[] = [OPEN_BRACE];
+  listing.members.forEach((m, i) => {
+    let held = legacyBytes.get(m.entry);
+    if (!held || held.email !== m.email) legacyBytes.set(m.entry, (held = { email: m.email, bytes: Buffer.from(`${m.email}:${legacyTextOf(m.entry)}`) }));
+    if (i > 0) parts.push(COMMA);
+    parts.push(held.bytes);
+  });
+  parts.push(CLOSE_BRACE);
+  return Buffer.concat(parts);
+}
+
+const OPEN_BRACE = Buffer.from('{');
+const CLOSE_BRACE = Buffer.from('}');
+const COMMA = Buffer.from(',');
 
 /** A copy older than this is read again whatever its token says (a change made without Redis, e.g. the CLI offline). */
 const MAX_AGE_MS = 10 * 60 * 1000;

@@ -10,20 +10,20 @@
  * before it answers, so the auth plugin re-checks their key with the users service, which
  * refuses it.
  */
-import { RawJson } from '@zc/shared/bus';
 import { PRESENCE_TIMING, users, type Actor } from '@zc/shared/contracts';
 import type { FastifyInstance } from 'fastify';
 import {
   PresencePeople,
   PresenceReader,
-  legacyPresenceText,
+  legacyPresenceListing,
+  legacyPresencesBytes,
+  legacyPresenceTail,
   presencePeopleToken,
   PresenceStore,
   inFetchWindow,
   modernPresence,
   wantsModernPresence,
-  type ModernPresence,
-  type PresenceAnswer,
+  type PresenceEntry,
   type PresenceFetch,
 } from '@zc/shared/presence';
 
@@ -64,33 +64,51 @@ export async function storeSteadyPing(store: PresenceStore, actor: Actor, status
   return outcome.kind === 'recorded' || outcome.kind === 'hidden';
 }
 
-/**
- * The realm's presence (users.realmPresence's answer) when the fetch wants the modern format
- * and the store can answer alone, from this replica's copy of the realm brought up to date
- * (shared presence/reader.ts); else undefined.
- */
-export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | undefined> {
-  if (!wantsModernPresence(fetch)) return undefined;
-  const view = await reader.read(actor.realm_id);
-  if (!view) return undefined;
-  if (view.disabled) return { presences: {}, server_timestamp: nowMs / 1000, presence_last_update_id: -1 };
-  const nowS = Math.floor(nowMs / 1000);
-  const window = { lastUpdateId: fetch.last_update_id, historyLimitDays: fetch.history_limit_days };
-  const presences: Record<string, ModernPresence> = {};
-  let newest = -1;
-  for (const e of view.entries) {
-    if (!inFetchWindow(e, nowS, window)) continue;
-    presences[String(e.userId)] = modernPresence(e);
-    if (e.updateId > newest) newest = e.updateId;
-  }
-  return { presences, server_timestamp: nowMs / 1000, presence_last_update_id: Math.max(newest, fetch.last_update_id ?? -1) };
+/** An entry's member of the modern answer as UTF-8 bytes, kept while the entry object lives (the reader replaces updated entries). */
+const modernBytes = new WeakMap<PresenceEntry, Buffer>();
+
+function modernBytesOf(e: PresenceEntry): Buffer {
+  let b = modernBytes.get(e);
+  if (!b) modernBytes.set(e, (b = Buffer.from(`"${e.userId}":${JSON.stringify(modernPresence(e))}`)));
+  return b;
 }
 
 /**
- * The realm's presence in the legacy format (by email) built from this replica's copies, or
- * undefined when the users service must answer (the realm's visibility is not loaded yet).
+ * The realm's presence (users.realmPresence's answer) when the fetch wants the modern format
+ * and the store can answer alone, from this replica's copy of the realm brought up to date
+ * (shared presence/reader.ts), as the reply's members (`presences` from cached per-entry
+ * bytes, so unchanged entries are not serialised again); else undefined.
  */
-export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<RawJson | undefined> {
+export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
+  if (!wantsModernPresence(fetch)) return undefined;
+  const view = await reader.read(actor.realm_id);
+  if (!view) return undefined;
+  const tail = (lastUpdateId: number) => JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
+  if (view.disabled) return ['"presences":{}', tail(-1)];
+  const nowS = Math.floor(nowMs / 1000);
+  const window = { lastUpdateId: fetch.last_update_id, historyLimitDays: fetch.history_limit_days };
+  const parts: Buffer[] = [PRESENCES_OPEN];
+  let newest = -1;
+  for (const e of view.entries) {
+    if (!inFetchWindow(e, nowS, window)) continue;
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(modernBytesOf(e));
+    if (e.updateId > newest) newest = e.updateId;
+  }
+  parts.push(CLOSE_BRACE);
+  return [Buffer.concat(parts), tail(Math.max(newest, fetch.last_update_id ?? -1))];
+}
+
+const PRESENCES_OPEN = Buffer.from('"presences":{');
+const CLOSE_BRACE = Buffer.from('}');
+const COMMA = Buffer.from(',');
+
+/**
+ * The realm's presence in the legacy format (by email) built from this replica's copies, as
+ * the reply's members (`presences` as cached UTF-8 bytes), or undefined when the users service
+ * must answer (the realm's visibility is not loaded yet).
+ */
+export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
   const [view, token] = await Promise.all([p.reader.read(actor.realm_id), p.peopleToken(actor.realm_id)]);
   if (!view) return undefined;
   const stored = view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
@@ -98,5 +116,8 @@ export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, 
     const r = await p.bus.request(users.presenceEmails, { actor, user_ids: [...ids] });
     return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));
   };
-  return new RawJson(await legacyPresenceText(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs));
+  const listing = await legacyPresenceListing(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs);
+  return [Buffer.concat([PRESENCES_KEY, legacyPresencesBytes(listing)]), legacyPresenceTail(nowMs, listing.lastUpdateId)];
 }
+
+const PRESENCES_KEY = Buffer.from('"presences":');

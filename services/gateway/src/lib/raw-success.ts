@@ -20,3 +20,16 @@ export function rawSuccessText(fields: RawJson, ignoredParams: readonly string[]
 export function sendRawSuccess(request: FastifyRequest, reply: FastifyReply, fields: RawJson): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(rawSuccessText(fields, request.ignoredParams));
 }
+
+/**
+ * Sends a success reply whose members come as JSON text or UTF-8 bytes (`"key":value` each,
+ * without braces): large cached parts go out without being encoded again.
+ */
+export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply, members: ReadonlyArray<string | Buffer>): FastifyReply {
+  const parts: Buffer[] = [Buffer.from('{"result":"success","msg":""')];
+  for (const m of members) parts.push(Buffer.from(','), typeof m === 'string' ? Buffer.from(m) : m);
+  const ignored = request.ignoredParams;
+  if (ignored?.length) parts.push(Buffer.from(`,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`));
+  parts.push(Buffer.from('}'));
+  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
+}

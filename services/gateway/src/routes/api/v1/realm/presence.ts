@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
-import { success } from '@zc/shared/envelope';
 import { bool, int } from '@zc/shared/params';
 import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
-import { sendRawSuccess } from '../../../../lib/raw-success.js';
+import { sendRawSuccess, sendSuccessMembers } from '../../../../lib/raw-success.js';
 import { params } from '../../../../plugins/params.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
@@ -22,10 +21,10 @@ export default async function realmPresenceRoutes(app: FastifyInstance) {
   app.get('/', async (request, reply) => {
     const p = params(request, presenceFetchParams);
     const modern = await modernPresenceFromStore(presence.reader, request.actor, p);
-    if (modern) return success(modern);
+    if (modern) return sendSuccessMembers(request, reply, modern);
     // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
     const legacy = await legacyPresenceFromStore(presence, request.actor, p);
-    if (legacy) return sendRawSuccess(request, reply, legacy);
+    if (legacy) return sendSuccessMembers(request, reply, legacy);
     // The realm's visibility is not loaded: the users service loads it and answers, relayed without re-parsing.
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor: request.actor, ...p }));
   });

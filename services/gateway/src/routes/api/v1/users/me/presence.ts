@@ -4,7 +4,7 @@ import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
 import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
-import { sendRawSuccess } from '../../../../../lib/raw-success.js';
+import { sendRawSuccess, sendSuccessMembers } from '../../../../../lib/raw-success.js';
 import { params } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
@@ -32,10 +32,10 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
     // waits for one Redis round trip rather than two and still includes this ping.
     const [stored, modern] = await Promise.all([storeSteadyPing(store, actor, reported), modernPresenceFromStore(reader, actor, fetch)]);
     if (!stored) return success(await usersService());
-    if (modern) return success(modern);
+    if (modern) return sendSuccessMembers(request, reply, modern);
     // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
     const legacy = await legacyPresenceFromStore(presence, actor, fetch);
-    if (legacy) return sendRawSuccess(request, reply, legacy);
+    if (legacy) return sendSuccessMembers(request, reply, legacy);
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }));
   });
 }
