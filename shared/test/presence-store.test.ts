@@ -5,7 +5,7 @@ import { createRedis } from '../src/redis/index.js';
 import { testEnv } from '../src/testing/index.js';
 import { randomUUID } from 'node:crypto';
 import { LuaScript } from '../src/presence/lua.js';
-import { PresenceReader, PresenceStore } from '../src/presence/index.js';
+import { PresenceReader, PresenceStore, presencePeopleToken, renewPresencePeopleToken } from '../src/presence/index.js';
 
 t.test('presence store', async (t) => {
   const env = await testEnv(t);
@@ -89,6 +89,11 @@ t.test('presence store', async (t) => {
     await ping(6, true, T0 + 2600);
     const delta = await store.readSince(REALM, held.base, held.seq);
     t.match(delta, { kind: 'delta', base: held.base, entries: [{ userId: 6, activeTs: T0 + 2600 }] }, 'then only what changed');
+    t.match(delta, { peopleToken: '' }, 'no people token yet');
+    await renewPresencePeopleToken(redis, env.prefix, REALM);
+    const token = await presencePeopleToken(redis, env.prefix, REALM);
+    t.not(token, '');
+    t.match(await store.readSince(REALM, held.base, held.seq), { kind: 'delta', peopleToken: token }, 'the renewed people token comes with the entries');
     t.same(await copyOf(reader), await visible(), 'the copy follows pings');
     await store.setHidden(REALM, 6, true);
     t.equal((await store.readSince(REALM, held.base, held.seq))?.kind, 'full', 'a visibility change makes readers read it whole');

@@ -15,8 +15,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { PRESENCE_TIMING } from '../contracts/index.js';
-import { redisKey, type Redis } from '../redis/index.js';
-import type { PresenceEntry, RealmPresence } from './store.js';
+import type { Redis } from '../redis/index.js';
+import { presencePeopleTokenKey, type PresenceEntry, type RealmPresence } from './store.js';
 import { entriesInWindow, lastUpdateIdOf, type PresenceFetch } from './view.js';
 
 export interface LegacyClientPresence {
@@ -115,16 +115,15 @@ const MAX_AGE_MS = 10 * 60 * 1000;
 const MAX_REALMS = 500;
 const TOKEN_TTL_MS = 7 * 24 * 3600 * 1000;
 
-const peopleTokenKey = (prefix: string, realmId: number) => redisKey(prefix, 'users', 'presence-people', realmId);
 
 /** The realm's people token ('' when it has none yet). */
 export async function presencePeopleToken(redis: Redis, prefix: string, realmId: number): Promise<string> {
-  return (await redis.get(peopleTokenKey(prefix, realmId))) ?? '';
+  return (await redis.get(presencePeopleTokenKey(prefix, realmId))) ?? '';
 }
 
 /** Gives the realm a new people token: every process's copy of its display emails is read again. */
 export async function renewPresencePeopleToken(redis: Redis, prefix: string, realmId: number): Promise<void> {
-  await redis.set(peopleTokenKey(prefix, realmId), randomBytes(9).toString('base64'), 'PX', TOKEN_TTL_MS);
+  await redis.set(presencePeopleTokenKey(prefix, realmId), randomBytes(9).toString('base64'), 'PX', TOKEN_TTL_MS);
 }
 
 /** Display emails of users of the realm, null for those presence does not list (inactive, bots, unknown). */

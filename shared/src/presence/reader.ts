@@ -13,7 +13,7 @@ interface Copy {
 }
 
 /** The realm's visible entries as of the read (a live view: use before the next await). */
-export type RealmView = { disabled: true } | { disabled: false; entries: Iterable<PresenceEntry> };
+export type RealmView = { disabled: true } | { disabled: false; entries: Iterable<PresenceEntry>; /** The realm's people token, read with the entries (legacy.ts). */ peopleToken: string };
 
 export class PresenceReader {
   private readonly copies = new Map<number, Copy>();
@@ -57,7 +57,7 @@ export class PresenceReader {
     this.copies.delete(realmId);
     this.copies.set(realmId, copy);
     this.evictBeyond(realmId);
-    return { disabled: false, entries: copy.entries.values() };
+    return { disabled: false, entries: copy.entries.values(), peopleToken: r.peopleToken };
   }
 
   /** Drops the least recently read copies while all of them hold more than `maxEntries`. */

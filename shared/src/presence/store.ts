@@ -136,6 +136,7 @@ return {m[2] == '1' and 1 or 0, tonumber(m[3] or '-1'), redis.call('SMEMBERS', h
  */
 const READ_SINCE = `
 local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local people = redis.call('GET', KEYS[5]) or ''
 local m = redis.call('HMGET', meta, 'loaded', 'realm_disabled', 'base', 'seq')
 if m[1] ~= '1' then return {-1} end
 if m[2] == '1' then return {1} end
@@ -150,10 +151,10 @@ if base == ARGV[1] then
   if #ids < ${DELTA_LIMIT} then
     local vals = {}
     if #ids > 0 then vals = redis.call('HMGET', pres, unpack(ids)) end
-    return {2, base, seq, ids, vals}
+    return {2, base, seq, ids, vals, people}
   end
 end
-return {0, base, seq, redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres)}
+return {0, base, seq, redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres), people}
 `;
 
 /** KEYS: presence, meta, hidden. ARGV: user id. Returns {-1} unloaded, else {realm_disabled, hidden, entry or false}. */
@@ -202,7 +203,7 @@ type Scripts = Record<'zcPresencePing' | 'zcPresenceRead' | 'zcPresenceReadSince
 /** A reader's answer from `readSince`. */
 export type ReadSince =
   | { kind: 'disabled' }
-  | { kind: 'delta' | 'full'; base: string; seq: number; entries: PresenceEntry[] };
+  | { kind: 'delta' | 'full'; base: string; seq: number; entries: PresenceEntry[]; /** The realm's people token (legacy.ts), read with the entries. */ peopleToken: string };
 
 const freshBase = () => randomBytes(9).toString('base64');
 
@@ -210,6 +211,11 @@ function parseEntry(userId: number, v: string): PresenceEntry | undefined {
   const [a, i, u] = v.split(',').map(Number);
   if (!Number.isFinite(a) || !Number.isFinite(i) || !Number.isFinite(u)) return undefined;
   return { userId, activeTs: a as number, idleTs: i as number, updateId: u as number };
+}
+
+/** Redis key of the realm's people token (legacy.ts), beside its presence keys (same hash slot: READ_SINCE reads it). */
+export function presencePeopleTokenKey(prefix: string, realmId: number): string {
+  return `${redisKey(prefix, 'users', 'presence', `{${realmId}}`)}:people`;
 }
 
 export class PresenceStore {
@@ -222,7 +228,7 @@ export class PresenceStore {
     const defs: Array<[keyof Scripts, number, string]> = [
       ['zcPresencePing', 4, PING],
       ['zcPresenceRead', 3, READ],
-      ['zcPresenceReadSince', 4, READ_SINCE],
+      ['zcPresenceReadSince', 5, READ_SINCE],
       ['zcPresenceReadOne', 3, READ_ONE],
       ['zcPresenceLoad', 2, LOAD],
       ['zcPresenceSetVisibility', 2, SET_VISIBILITY],
@@ -297,17 +303,17 @@ export class PresenceStore {
    * visibility must be loaded first.
    */
   async readSince(realmId: number, base: string, seq: number): Promise<ReadSince | undefined> {
-    const r = (await this.scripts.zcPresenceReadSince(...this.keys(realmId), this.byUpdateKey(realmId), base, seq, freshBase())) as unknown[];
+    const r = (await this.scripts.zcPresenceReadSince(...this.keys(realmId), this.byUpdateKey(realmId), presencePeopleTokenKey(this.prefix, realmId), base, seq, freshBase())) as unknown[];
     if (r[0] === -1) return undefined;
     if (r[0] === 1) return { kind: 'disabled' };
-    const [kind, newBase, newSeq, a, b] = r as [number, string, string, string[], Array<string | null>];
+    const [kind, newBase, newSeq, a, b, peopleToken] = r as [number, string, string, string[], Array<string | null>, string];
     const entries: PresenceEntry[] = [];
     if (kind === 2) {
       a.forEach((id, k) => {
         const e = b[k] == null ? undefined : parseEntry(Number(id), b[k] as string);
         if (e) entries.push(e);
       });
-      return { kind: 'delta', base: newBase, seq: Number(newSeq), entries };
+      return { kind: 'delta', base: newBase, seq: Number(newSeq), entries, peopleToken };
     }
     const hidden = new Set(a);
     for (let k = 0; k + 1 < b.length; k += 2) {
@@ -316,7 +322,7 @@ export class PresenceStore {
       const e = parseEntry(Number(id), b[k + 1] as string);
       if (e) entries.push(e);
     }
-    return { kind: 'full', base: newBase, seq: Number(newSeq), entries };
+    return { kind: 'full', base: newBase, seq: Number(newSeq), entries, peopleToken };
   }
 
   /**

@@ -18,7 +18,6 @@ import {
   legacyPresenceListing,
   legacyPresencesBytes,
   legacyPresenceTail,
-  presencePeopleToken,
   PresenceStore,
   inFetchWindow,
   modernPresence,
@@ -36,8 +35,6 @@ export interface GatewayPresence {
   /** Display emails for the legacy format, asked of the users service (shared presence/legacy.ts). */
   people: PresencePeople;
   bus: FastifyInstance['deps']['bus'];
-  /** The realm's people token, which guards `people`. */
-  peopleToken(realmId: number): Promise<string>;
 }
 
 /** The gateway's presence store and its copies of realms' presence and people, one per app (its routes share them). */
@@ -47,7 +44,7 @@ export function presenceOf(app: FastifyInstance): GatewayPresence {
     const { redis, config, bus } = app.deps;
     const store = new PresenceStore(redis, config.redisPrefix);
     const people = new PresencePeople();
-    p = { store, reader: new PresenceReader(store), people, bus, peopleToken: (realmId) => presencePeopleToken(redis, config.redisPrefix, realmId) };
+    p = { store, reader: new PresenceReader(store), people, bus };
     perApp.set(app.deps, p);
   }
   return p;
@@ -109,9 +106,11 @@ const COMMA = Buffer.from(',');
  * must answer (the realm's visibility is not loaded yet).
  */
 export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
-  const [view, token] = await Promise.all([p.reader.read(actor.realm_id), p.peopleToken(actor.realm_id)]);
+  const view = await p.reader.read(actor.realm_id);
   if (!view) return undefined;
-  const stored = view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  if (view.disabled) return ['"presences":{}', legacyPresenceTail(nowMs, -1)];
+  const stored = { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  const token = view.peopleToken;
   const load = async (ids: readonly number[]) => {
     const r = await p.bus.request(users.presenceEmails, { actor, user_ids: [...ids] });
     return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));

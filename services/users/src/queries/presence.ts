@@ -16,12 +16,19 @@ import type { UserRow } from '../store/user-store.js';
 
 export type { PresenceAnswer, PresenceFetch };
 
-/** The realm's visible presence, from this process's copy when it has one (shared presence/reader.ts). */
-async function readRealm(deps: UsersDeps, realmId: number): Promise<RealmPresence> {
+/**
+ * The realm's visible presence, from this process's copy when it has one (shared
+ * presence/reader.ts), with the realm's people token read along (legacy.ts).
+ */
+async function readRealm(deps: UsersDeps, realmId: number): Promise<{ stored: RealmPresence; token: string }> {
   const reader = deps.presenceReader;
-  if (!reader) return withVisibility(deps, realmId, (s) => s.read(realmId));
+  if (!reader) {
+    const [stored, token] = await Promise.all([withVisibility(deps, realmId, (s) => s.read(realmId)), peopleTokenOf(deps, realmId)]);
+    return { stored, token };
+  }
   const view = await withVisibility(deps, realmId, () => reader.read(realmId));
-  return view.disabled ? { realmDisabled: true, lastUpdateId: -1, entries: [] } : { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  if (view.disabled) return { stored: { realmDisabled: true, lastUpdateId: -1, entries: [] }, token: '' };
+  return { stored: { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] }, token: view.peopleToken };
 }
 
 /**
@@ -30,8 +37,8 @@ async function readRealm(deps: UsersDeps, realmId: number): Promise<RealmPresenc
  * PostgreSQL (shared presence/legacy.ts).
  */
 export async function getRealmPresenceJson(deps: UsersDeps, actor: Actor, f: PresenceFetch, nowMs = Date.now()): Promise<PresenceAnswer | RawJson> {
-  if (wantsModernPresence(f)) return modernRealmPresence(await readRealm(deps, actor.realm_id), f, nowMs);
-  const [stored, token] = await Promise.all([readRealm(deps, actor.realm_id), peopleTokenOf(deps, actor.realm_id)]);
+  const { stored, token } = await readRealm(deps, actor.realm_id);
+  if (wantsModernPresence(f)) return modernRealmPresence(stored, f, nowMs);
   const load = (ids: readonly number[]) => presenceEmails(deps, deps.pool, actor.realm_id, ids);
   return new RawJson(await legacyPresenceText(stored, f, { copy: presencePeopleOf(deps), realmId: actor.realm_id, token, load }, nowMs));
 }
