@@ -15,6 +15,18 @@ const ROLES = { owner: 100, administrator: 200, moderator: 300, member: 400, gue
 const realmOpt = { realm: { type: 'string', help: "the realm's subdomain ('' for the root domain's realm)", required: true } };
 const userOpts = { ...realmOpt, email: { type: 'string', help: "the user's email", required: true } };
 
+/** A command that (de)activates a realm; with Redis reachable, every gateway refuses or accepts the realm's keys before it returns. */
+function realmActivation(summary, change) {
+  return {
+    summary,
+    options: realmOpt,
+    async run(ctx, a) {
+      const realm = await ctx.realm(a.realm);
+      return ctx.withRedis(async (deps, credentialsRevoked) => ({ realm_id: realm.id, changed: await change(deps, realm.id), credentials_revoked: credentialsRevoked }));
+    },
+  };
+}
+
 /** Every command: its options, what it does, and how. */
 const COMMANDS = {
   'create-realm': {
@@ -116,22 +128,11 @@ const COMMANDS = {
       return { user_id: user.id, email: a['new-email'].trim(), changed };
     },
   },
-  'deactivate-realm': {
-    summary: "Deactivate a realm (Zulip's deactivate_realm): every user's API key is refused, clients are told and their event queues dropped",
-    options: realmOpt,
-    async run(ctx, a) {
-      const realm = await ctx.realm(a.realm);
-      return ctx.withRedis(async (deps, credentialsRevoked) => ({ realm_id: realm.id, changed: await users.doDeactivateRealm(deps, realm.id), credentials_revoked: credentialsRevoked }));
-    },
-  },
-  'reactivate-realm': {
-    summary: "Reactivate a deactivated realm (Zulip's reactivate_realm)",
-    options: realmOpt,
-    async run(ctx, a) {
-      const realm = await ctx.realm(a.realm);
-      return ctx.withRedis(async (deps, credentialsRevoked) => ({ realm_id: realm.id, changed: await users.doReactivateRealm(deps, realm.id), credentials_revoked: credentialsRevoked }));
-    },
-  },
+  'deactivate-realm': realmActivation(
+    "Deactivate a realm (Zulip's deactivate_realm): every user's API key is refused, clients are told and their event queues dropped",
+    (deps, realmId) => users.doDeactivateRealm(deps, realmId),
+  ),
+  'reactivate-realm': realmActivation("Reactivate a deactivated realm (Zulip's reactivate_realm)", (deps, realmId) => users.doReactivateRealm(deps, realmId)),
   'export-realm': {
     summary: 'Write a realm (every service\'s rows and its uploaded files) to one JSON file: backups and moves',
     options: { ...realmOpt, output: { type: 'string', help: 'the file to write (mode 0600: it holds password hashes and encrypted API keys)', required: true } },

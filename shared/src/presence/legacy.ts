@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { PRESENCE_TIMING } from '../contracts/index.js';
 import type { Redis } from '../redis/index.js';
 import { presencePeopleTokenKey, type PresenceEntry, type RealmPresence } from './store.js';
-import { entriesInWindow, lastUpdateIdOf, type PresenceFetch } from './view.js';
+import { entriesInWindow, lastUpdateIdOf, presenceAnswerTail, presencesMemberBytes, type PresenceFetch } from './view.js';
 
 export interface LegacyClientPresence {
   client: 'website';
@@ -70,11 +70,6 @@ export async function legacyPresenceListing(
   return { members, lastUpdateId: lastUpdateIdOf(entries, f) };
 }
 
-/** The members after `presences`, as JSON text without the braces: `"server_timestamp":...,"presence_last_update_id":...`. */
-export function legacyPresenceTail(nowMs: number, lastUpdateId: number): string {
-  return JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
-}
-
 /** The legacy answer's JSON text (`presences`, `server_timestamp`, `presence_last_update_id`). */
 export async function legacyPresenceText(
   stored: RealmPresence,
@@ -83,31 +78,25 @@ export async function legacyPresenceText(
   nowMs: number,
 ): Promise<string> {
   const { members, lastUpdateId } = await legacyPresenceListing(stored, f, people, nowMs);
-  return `{"presences":{${members.map((m) => `${m.email}:${legacyTextOf(m.entry)}`).join(',')}},${legacyPresenceTail(nowMs, lastUpdateId)}}`;
+  return `{"presences":{${members.map((m) => `${m.email}:${legacyTextOf(m.entry)}`).join(',')}},${presenceAnswerTail(nowMs, lastUpdateId)}}`;
 }
 
 /** An entry's member of the legacy answer as UTF-8 bytes, kept while the entry object lives and its email stays. */
 const legacyBytes = new WeakMap<PresenceEntry, { email: string; bytes: Buffer }>();
 
 /**
- * The `presences` object of a listing as UTF-8 bytes (from cached members): a 1,000-person
- * answer is ~150 KB, whose encoding on every call cost more than building it.
+ * The `"presences":{…}` member of a listing as UTF-8 bytes (from cached members): a
+ * 1,000-person answer is ~150 KB, whose encoding on every call cost more than building it.
  */
 export function legacyPresencesBytes(listing: LegacyListing): Buffer {
-  const parts: Buffer[] = [OPEN_BRACE];
-  listing.members.forEach((m, i) => {
-    let held = legacyBytes.get(m.entry);
-    if (!held || held.email !== m.email) legacyBytes.set(m.entry, (held = { email: m.email, bytes: Buffer.from(`${m.email}:${legacyTextOf(m.entry)}`) }));
-    if (i > 0) parts.push(COMMA);
-    parts.push(held.bytes);
-  });
-  parts.push(CLOSE_BRACE);
-  return Buffer.concat(parts);
+  return presencesMemberBytes(
+    listing.members.map((m) => {
+      let held = legacyBytes.get(m.entry);
+      if (!held || held.email !== m.email) legacyBytes.set(m.entry, (held = { email: m.email, bytes: Buffer.from(`${m.email}:${legacyTextOf(m.entry)}`) }));
+      return held.bytes;
+    }),
+  );
 }
-
-const OPEN_BRACE = Buffer.from('{');
-const CLOSE_BRACE = Buffer.from('}');
-const COMMA = Buffer.from(',');
 
 /** A copy older than this is read again whatever its token says (a change made without Redis, e.g. the CLI offline). */
 const MAX_AGE_MS = 10 * 60 * 1000;

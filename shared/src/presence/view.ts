@@ -64,6 +64,26 @@ export function lastUpdateIdOf(entries: readonly PresenceEntry[] | undefined, f:
   return Math.max(newest, f.last_update_id ?? -1);
 }
 
+/** The members after `presences`, as JSON text without braces: `"server_timestamp":…,"presence_last_update_id":…` (both formats). */
+export function presenceAnswerTail(nowMs: number, lastUpdateId: number): string {
+  return JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
+}
+
+/** The `"presences":{…}` member of an answer from each listed user's `"key":value` bytes (both formats cache those per entry). */
+export function presencesMemberBytes(members: readonly Buffer[]): Buffer {
+  const parts: Buffer[] = [PRESENCES_OPEN];
+  members.forEach((m, i) => {
+    if (i > 0) parts.push(COMMA);
+    parts.push(m);
+  });
+  parts.push(CLOSE_BRACE);
+  return Buffer.concat(parts);
+}
+
+const PRESENCES_OPEN = Buffer.from('"presences":{');
+const CLOSE_BRACE = Buffer.from('}');
+const COMMA = Buffer.from(',');
+
 /** The modern-format answer (`slim_presence` or `last_update_id`). */
 export function modernRealmPresence(stored: RealmPresence, f: PresenceFetch, nowMs: number): PresenceAnswer {
   const entries = entriesInWindow(stored, f, nowMs);

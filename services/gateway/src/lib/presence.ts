@@ -17,13 +17,16 @@ import {
   PresenceReader,
   legacyPresenceListing,
   legacyPresencesBytes,
-  legacyPresenceTail,
   PresenceStore,
-  inFetchWindow,
+  entriesInWindow,
+  lastUpdateIdOf,
   modernPresence,
+  presenceAnswerTail,
+  presencesMemberBytes,
   wantsModernPresence,
   type PresenceEntry,
   type PresenceFetch,
+  type RealmPresence,
 } from '@zc/shared/presence';
 
 // Keyed by the app's deps, which every route's (encapsulated) Fastify instance shares.
@@ -70,6 +73,9 @@ function modernBytesOf(e: PresenceEntry): Buffer {
   return b;
 }
 
+/** A view of an enabled realm as the stored shape the shared answer builders take. */
+const storedOf = (view: { entries: Iterable<PresenceEntry> }): RealmPresence => ({ realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] });
+
 /**
  * The realm's presence (users.realmPresence's answer) when the fetch wants the modern format
  * and the store can answer alone, from this replica's copy of the realm brought up to date
@@ -80,25 +86,10 @@ export async function modernPresenceFromStore(reader: PresenceReader, actor: Act
   if (!wantsModernPresence(fetch)) return undefined;
   const view = await reader.read(actor.realm_id);
   if (!view) return undefined;
-  const tail = (lastUpdateId: number) => JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
-  if (view.disabled) return ['"presences":{}', tail(-1)];
-  const nowS = Math.floor(nowMs / 1000);
-  const window = { lastUpdateId: fetch.last_update_id, historyLimitDays: fetch.history_limit_days };
-  const parts: Buffer[] = [PRESENCES_OPEN];
-  let newest = -1;
-  for (const e of view.entries) {
-    if (!inFetchWindow(e, nowS, window)) continue;
-    if (parts.length > 1) parts.push(COMMA);
-    parts.push(modernBytesOf(e));
-    if (e.updateId > newest) newest = e.updateId;
-  }
-  parts.push(CLOSE_BRACE);
-  return [Buffer.concat(parts), tail(Math.max(newest, fetch.last_update_id ?? -1))];
+  if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
+  const entries = entriesInWindow(storedOf(view), fetch, nowMs) ?? [];
+  return [presencesMemberBytes(entries.map(modernBytesOf)), presenceAnswerTail(nowMs, lastUpdateIdOf(entries, fetch))];
 }
-
-const PRESENCES_OPEN = Buffer.from('"presences":{');
-const CLOSE_BRACE = Buffer.from('}');
-const COMMA = Buffer.from(',');
 
 /**
  * The realm's presence in the legacy format (by email) built from this replica's copies, as
@@ -108,15 +99,13 @@ const COMMA = Buffer.from(',');
 export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
   const view = await p.reader.read(actor.realm_id);
   if (!view) return undefined;
-  if (view.disabled) return ['"presences":{}', legacyPresenceTail(nowMs, -1)];
-  const stored = { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
+  const stored = storedOf(view);
   const token = view.peopleToken;
   const load = async (ids: readonly number[]) => {
     const r = await p.bus.request(users.presenceEmails, { actor, user_ids: [...ids] });
     return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));
   };
   const listing = await legacyPresenceListing(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs);
-  return [Buffer.concat([PRESENCES_KEY, legacyPresencesBytes(listing)]), legacyPresenceTail(nowMs, listing.lastUpdateId)];
+  return [legacyPresencesBytes(listing), presenceAnswerTail(nowMs, listing.lastUpdateId)];
 }
-
-const PRESENCES_KEY = Buffer.from('"presences":');
