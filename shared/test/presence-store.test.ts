@@ -145,6 +145,24 @@ t.test('presence store', async (t) => {
     t.same(await store.ping(10, 1, true, T0, PRESENCE_TIMING, true), { kind: 'unloaded' }, 'an unloaded realm is left to the loader');
   });
 
+  t.test('a ping expecting keys to hold given values writes nothing, before anything else, when one does not', async (t) => {
+    const GUARDED = 11;
+    const [user, realm] = [`${env.prefix}:expect:user`, `${env.prefix}:expect:realm`];
+    await redis.set(user, 'u1');
+    const expect = (values: [string, string]) => ({ keys: [user, realm], values });
+    const guarded = (values: [string, string], at: number) => store.ping(GUARDED, 1, true, at, PRESENCE_TIMING, true, expect(values));
+    t.same(await guarded(['u0', ''], T0), { kind: 'unexpected' }, 'checked before the unloaded visibility');
+    t.same(await guarded(['u1', ''], T0), { kind: 'unloaded' }, 'a missing key matches the empty value');
+    t.ok(await store.loadVisibility(GUARDED, await store.visibilityGeneration(GUARDED), false, []));
+    t.match(await store.ping(GUARDED, 1, true, T0, PRESENCE_TIMING), { kind: 'recorded', cameOnline: true });
+    t.match(await guarded(['u1', ''], T0 + 60), { kind: 'recorded', changed: true, entry: { activeTs: T0 + 60 } }, 'written when every key holds its value');
+    await redis.set(realm, 'r2');
+    t.same(await guarded(['u1', ''], T0 + 120), { kind: 'unexpected' }, 'a key that moved');
+    t.same(await guarded(['u1', 'r'], T0 + 120), { kind: 'unexpected' }, 'another value');
+    t.match(await store.readOne(GUARDED, 1), { activeTs: T0 + 60, idleTs: T0 + 60 }, 'nothing written by a refused ping');
+    t.match(await guarded(['u1', 'r2'], T0 + 120), { kind: 'recorded', entry: { activeTs: T0 + 120 } });
+  });
+
   t.test('a reader keeps at most its entry budget, dropping the realms read least recently', async (t) => {
     const A = 13;
     const B = 14;

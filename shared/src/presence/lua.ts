@@ -18,12 +18,17 @@ export class LuaScript {
   }
 
   /** Runs the script with its keys first, then its arguments. */
-  async run(redis: Redis, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+  run(redis: Redis, ...keysAndArgs: Array<string | number>): Promise<unknown> {
+    return this.runWithKeys(redis, this.numberOfKeys, keysAndArgs);
+  }
+
+  /** Runs the script with more keys than its fixed ones (scripts that take optional keys). */
+  async runWithKeys(redis: Redis, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
     try {
-      return await redis.evalsha(this.sha, this.numberOfKeys, ...keysAndArgs);
+      return await redis.evalsha(this.sha, numberOfKeys, ...keysAndArgs);
     } catch (err) {
       if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return redis.eval(this.lua, this.numberOfKeys, ...keysAndArgs);
+      return redis.eval(this.lua, numberOfKeys, ...keysAndArgs);
     }
   }
 }

@@ -42,6 +42,8 @@ export interface PresenceEntry {
 }
 
 export type PingOutcome =
+  /** One of the `expect` keys held another value: nothing was written. */
+  | { kind: 'unexpected' }
   | { kind: 'unloaded' }
   | { kind: 'hidden' }
   /** A `quietOnly` ping that would have come online: nothing was written. */
@@ -74,10 +76,12 @@ end
 `;
 
 /**
- * KEYS: presence, meta, hidden, byupd. ARGV: user id, now (s), active (1/0), min frequency, offline
- * threshold, legacy activity offset, now (ms, the first seq), quiet only (1/0).
- * Returns {-1} unloaded, {0} hidden, {-2} when quiet only and the ping comes online (nothing
- * written), else {1, changed, came_online, active_ts, idle_ts, update_id, realm_disabled}.
+ * KEYS: presence, meta, hidden, byupd, then any keys expected to hold given values. ARGV: user
+ * id, now (s), active (1/0), min frequency, offline threshold, legacy activity offset, now (ms,
+ * the first seq), quiet only (1/0), then the expected values ('' for a missing key).
+ * Returns {-3} when an expected key holds another value, {-1} unloaded, {0} hidden, {-2} when
+ * quiet only and the ping comes online (nothing written in those cases), else {1, changed,
+ * came_online, active_ts, idle_ts, update_id, realm_disabled}.
  *
  * Zulip's rules (do_update_user_presence): the connection time moves when it is older than the
  * minimum frequency; an active ping also moves the activity time (and the connection time with
@@ -86,6 +90,9 @@ end
  */
 const PING = `${PARSE_ENTRY}
 local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+for k = 5, #KEYS do
+  if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + 4] then return {-3} end
+end
 if redis.call('HGET', meta, 'loaded') ~= '1' then return {-1} end
 local uid = ARGV[1]
 if redis.call('SISMEMBER', hidden, uid) == 1 then return {0} end
@@ -198,7 +205,7 @@ redis.call('HSET', KEYS[2], 'base', ARGV[2])
 return redis.call('HDEL', KEYS[1], ARGV[1])
 `;
 
-type Scripts = Record<'zcPresencePing' | 'zcPresenceRead' | 'zcPresenceReadSince' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
+type Scripts = Record<'zcPresenceRead' | 'zcPresenceReadSince' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
 
 /** A reader's answer from `readSince`. */
 export type ReadSince =
@@ -220,13 +227,13 @@ export function presencePeopleTokenKey(prefix: string, realmId: number): string 
 
 export class PresenceStore {
   private readonly scripts: Scripts;
+  private readonly pingScript = new LuaScript(PING, 4);
 
   constructor(
     redis: Redis,
     private readonly prefix: string,
   ) {
     const defs: Array<[keyof Scripts, number, string]> = [
-      ['zcPresencePing', 4, PING],
       ['zcPresenceRead', 3, READ],
       ['zcPresenceReadSince', 5, READ_SINCE],
       ['zcPresenceReadOne', 3, READ_ONE],
@@ -259,11 +266,26 @@ export class PresenceStore {
    * comes online (and so must be announced to the realm) is not written but answered
    * `announce`, for whoever can announce it to record: the gateway stores the steady pings of
    * online users itself and leaves the rest to the users service.
+   *
+   * `expect` makes the ping conditional on other keys holding given values (the gateway's
+   * credential tokens: the ping's round trip is also its authentication), answered
+   * `unexpected` when one does not. Those keys are outside the realm's hash slot: one Redis
+   * (or a primary with replicas) serves that; a Redis Cluster would not.
    */
-  async ping(realmId: number, userId: number, active: boolean, nowSeconds: number, rules: PingRules, quietOnly = false): Promise<PingOutcome> {
-    const r = (await this.scripts.zcPresencePing(
+  async ping(
+    realmId: number,
+    userId: number,
+    active: boolean,
+    nowSeconds: number,
+    rules: PingRules,
+    quietOnly = false,
+    expect: { keys: readonly string[]; values: readonly string[] } = { keys: [], values: [] },
+  ): Promise<PingOutcome> {
+    if (expect.keys.length !== expect.values.length) throw new Error('presence ping: one expected value per key');
+    const r = (await this.pingScript.runWithKeys(this.redis, 4 + expect.keys.length, [
       ...this.keys(realmId),
       this.byUpdateKey(realmId),
+      ...expect.keys,
       userId,
       nowSeconds,
       active ? 1 : 0,
@@ -272,7 +294,9 @@ export class PresenceStore {
       rules.legacyActivityOffsetSeconds,
       nowSeconds * 1000,
       quietOnly ? 1 : 0,
-    )) as number[];
+      ...expect.values,
+    ])) as number[];
+    if (r[0] === -3) return { kind: 'unexpected' };
     if (r[0] === -1) return { kind: 'unloaded' };
     if (r[0] === -2) return { kind: 'announce' };
     if (r[0] === 0) return { kind: 'hidden' };

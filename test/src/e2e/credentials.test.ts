@@ -5,7 +5,7 @@
  * throttled per client address.
  */
 import t from 'tap';
-import { ApiClient } from '../client.js';
+import { ApiClient, type Params } from '../client.js';
 import { startSystem } from '../harness.js';
 
 t.test('revocation holds on every replica when the call answers', async (t) => {
@@ -59,6 +59,50 @@ t.test('revocation holds on every replica when the call answers', async (t) => {
     for (const url of [gwA, gwB]) t.equal((await as(url, bot.email, bot.api_key).get('/users/me')).status, 200);
     t.equal((await as(gwA, iago.email, iago.api_key).delete(`/users/${owner.user_id}`)).status, 200);
     const after = await as(gwB, bot.email, bot.api_key).get('/users/me');
+    t.equal(after.status, 401);
+    t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED' });
+  });
+
+  // The ping route checks a cached key's tokens inside its own Redis script (auth plugin's credentialsCheckedByRoute).
+  t.test('presence pings, whose script checks the cached key, are refused at once too', async (t) => {
+    const { iago } = sys.people;
+    const pinger = await sys.createUser({ email: 'cache-pinger@zulip.test', full_name: 'Cache Pinger' });
+    const ping = (url: string, key: string, body: Params = { status: 'active', ping_only: true }) => as(url, pinger.email, key).post('/users/me/presence', body);
+    let key = pinger.api_key;
+    t.equal((await ping(gwA, key)).status, 200, 'comes online');
+    t.equal((await ping(gwB, key)).status, 200, 'a steady ping, key now cached on B');
+    const regenerated = await as(gwA, pinger.email, key).post('/users/me/api_key/regenerate');
+    t.equal(regenerated.status, 200);
+    for (const body of [{ status: 'active', ping_only: true }, { status: 'idle', slim_presence: true }, { status: 'asleep' }]) {
+      const old = await ping(gwB, key, body);
+      t.equal(old.status, 401, `old key refused: ${JSON.stringify(body)}`);
+      t.match(old.body, { result: 'error', code: 'INVALID_API_KEY', msg: 'Invalid API key' });
+    }
+    key = regenerated.body.api_key as string;
+    t.equal((await ping(gwB, key)).status, 200, 'the new key pings');
+    t.equal((await ping(gwB, key)).status, 200, 'and again from the cache');
+    t.equal((await as(gwA, iago.email, iago.api_key).patch(`/users/${pinger.user_id}`, { full_name: 'Cache Pinger Renamed' })).status, 200);
+    t.equal((await ping(gwB, key)).status, 200, 'moved tokens of a key still valid: re-checked and stored');
+    t.equal((await as(gwA, iago.email, iago.api_key).delete(`/users/${pinger.user_id}`)).status, 200);
+    for (const body of [{ status: 'active', ping_only: true }, { status: 'active', slim_presence: true }]) {
+      const after = await ping(gwB, key, body);
+      t.equal(after.status, 401, `deactivated: ${JSON.stringify(body)}`);
+      t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED', msg: 'Account is deactivated' });
+    }
+    const listed = (await as(gwB, iago.email, iago.api_key).get('/realm/presence', { slim_presence: true })).body.presences as Record<string, unknown>;
+    t.notOk(listed[String(pinger.user_id)], 'no ping brought the deactivated user back');
+  });
+
+  t.test("a bot's presence ping is refused at once when its owner is deactivated", async (t) => {
+    const { iago } = sys.people;
+    const owner = await sys.createUser({ email: 'ping-owner@zulip.test', full_name: 'Ping Owner' });
+    const bot = await sys.createUser({ email: 'ping-bot@zulip.test', full_name: 'Ping bot', is_bot: true });
+    await sys.services.get('users')![0]!.ctx.pool.query('UPDATE users.user_profile SET bot_owner_id = $1 WHERE id = $2', [owner.user_id, bot.user_id]);
+    const ping = () => as(gwB, bot.email, bot.api_key).post('/users/me/presence', { status: 'active', ping_only: true });
+    t.equal((await ping()).status, 200);
+    t.equal((await ping()).status, 200, 'from the cache');
+    t.equal((await as(gwA, iago.email, iago.api_key).delete(`/users/${owner.user_id}`)).status, 200);
+    const after = await ping();
     t.equal(after.status, 401);
     t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED' });
   });

@@ -7,11 +7,12 @@
  * (emails). Zulip's timing rules live in the store's script, which both use.
  *
  * A deactivated user never gets this far: deactivation replaces the user's credential token
- * before it answers, so the auth plugin re-checks their key with the users service, which
- * refuses it.
+ * before it answers, and the ping's script compares that token (with the realm's) before it
+ * writes, so the route re-checks their key with the users service, which refuses it.
  */
 import { PRESENCE_TIMING, users, type Actor } from '@zc/shared/contracts';
 import type { FastifyInstance } from 'fastify';
+import type { CredentialCheck } from '../plugins/auth.js';
 import {
   PresencePeople,
   PresenceReader,
@@ -53,15 +54,26 @@ export function presenceOf(app: FastifyInstance): GatewayPresence {
   return p;
 }
 
+/** What became of a ping the gateway tried to store itself. */
+export type SteadyPing = 'stored' | 'for-users-service' | 'credentials-moved';
+
 /**
- * Stores a ping if nothing but storing is needed; false when the users service must take it
- * (the realm's visibility is not loaded yet, or the user comes online and is announced).
+ * Stores a ping if nothing but storing is needed: `for-users-service` when the users service
+ * must take it (the realm's visibility is not loaded yet, or the user comes online and is
+ * announced). With the request's pending credential check (auth plugin), the ping's script
+ * compares the credential tokens first and writes nothing when they moved
+ * (`credentials-moved`: the caller re-checks the key and tries again).
  */
-export async function storeSteadyPing(store: PresenceStore, actor: Actor, status: 'active' | 'idle', nowMs = Date.now()): Promise<boolean> {
-  // Bots have no presence (Zulip lists none): their pings change nothing.
-  if (actor.is_bot) return true;
-  const outcome = await store.ping(actor.realm_id, actor.user_id, status === 'active', Math.floor(nowMs / 1000), PRESENCE_TIMING, true);
-  return outcome.kind === 'recorded' || outcome.kind === 'hidden';
+export async function storeSteadyPing(store: PresenceStore, actor: Actor, status: 'active' | 'idle', check: CredentialCheck | null, nowMs = Date.now()): Promise<SteadyPing> {
+  // Bots have no presence (Zulip lists none): their pings change nothing, once they are known to be allowed.
+  if (actor.is_bot) {
+    await check?.verify();
+    return 'stored';
+  }
+  const expect = check ? { keys: check.keys, values: check.tokens } : undefined;
+  const outcome = await store.ping(actor.realm_id, actor.user_id, status === 'active', Math.floor(nowMs / 1000), PRESENCE_TIMING, true, expect);
+  if (outcome.kind === 'unexpected') return 'credentials-moved';
+  return outcome.kind === 'recorded' || outcome.kind === 'hidden' ? 'stored' : 'for-users-service';
 }
 
 /** An entry's member of the modern answer as UTF-8 bytes, kept while the entry object lives (the reader replaces updated entries). */

@@ -20,11 +20,46 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor;
     clientName: string;
+    /** A cached key's credential check left to the route (`credentialsCheckedByRoute`), until it takes it. */
+    credentialCheck: CredentialCheck | null;
   }
   interface FastifyContextConfig {
     /** Routes that need no credentials set this to false. */
     auth?: boolean;
+    /**
+     * The route checks a cached key's credential tokens itself, inside the Redis script that
+     * does its work (`takeCredentialCheck`), so that its one round trip also authenticates.
+     */
+    credentialsCheckedByRoute?: boolean;
   }
+}
+
+/**
+ * The credential check of a request whose key came from the cache, left to its route: the
+ * route's Redis script compares `keys` with `tokens` before doing anything and does nothing
+ * when one differs, and the route then calls `recheck`. A route path without such a script
+ * calls `verify` first.
+ */
+export interface CredentialCheck {
+  /** Redis keys of the user's and the realm's credential tokens (shared redis/credentials.ts). */
+  keys: [string, string];
+  /** The tokens the cached key was checked under ('' for none). */
+  tokens: [string, string];
+  /** Checks the key with the users service again (the tokens moved): the fresh actor, or the refusal thrown. */
+  recheck(): Promise<Actor>;
+  /** Checks the tokens by themselves (one MGET), re-checking the key if they moved: the actor to act as. */
+  verify(): Promise<Actor>;
+}
+
+/**
+ * The request's pending credential check, which the route now owns (null when the key was
+ * checked already). Every path of the route must either pass it to a script that compares the
+ * tokens or call `verify` before acting.
+ */
+export function takeCredentialCheck(request: FastifyRequest): CredentialCheck | null {
+  const check = request.credentialCheck;
+  request.credentialCheck = null;
+  return check;
 }
 
 const notLoggedIn = () => new AppError(null, 'Not logged in: API authentication or user session required', 401);
@@ -161,10 +196,33 @@ export default fp(
       }
       const key = cache.key(subdomain, credentials.email, credentials.apiKey);
       const cached = cache.get(key);
+      const afresh = () => checkWithUsersService(request, subdomain, credentials, key);
       if (cached) {
+        // With per-user rate limiting on, the window check needs its round trip here anyway, and the tokens ride along.
+        if (request.routeOptions.config?.credentialsCheckedByRoute && gateway.rateLimitPerMinute <= 0) {
+          request.credentialCheck = deferredCheck(request, cached, key, afresh);
+          return cached.actor;
+        }
         if (await stillValid(request, cached)) return cached.actor;
         cache.delete(key);
       }
+      return afresh();
+    }
+
+    function deferredCheck(request: FastifyRequest, cached: { actor: Actor; tokens: CredentialTokens }, key: string, afresh: () => Promise<Actor>): CredentialCheck {
+      const recheck = async () => {
+        cache.delete(key);
+        return (request.actor = await afresh());
+      };
+      return {
+        keys: [credentialTokenKey(prefix, 'user', cached.actor.user_id), credentialTokenKey(prefix, 'realm', cached.actor.realm_id)],
+        tokens: [cached.tokens.user ?? '', cached.tokens.realm ?? ''],
+        recheck,
+        verify: async () => ((await stillValid(request, cached)) ? cached.actor : recheck()),
+      };
+    }
+
+    async function checkWithUsersService(request: FastifyRequest, subdomain: string, credentials: { email: string; apiKey: string }, key: string): Promise<Actor> {
       await refuseIfFailingTooOften(request.ip);
       try {
         const r = await bus.request(users.authenticate, { realm_subdomain: subdomain, email: credentials.email, api_key: credentials.apiKey });
@@ -178,6 +236,7 @@ export default fp(
 
     app.decorateRequest('actor', null as unknown as Actor);
     app.decorateRequest('clientName', '');
+    app.decorateRequest('credentialCheck', null);
     app.addHook('onRequest', async (request) => {
       request.clientName = clientNameOf(request);
       if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
