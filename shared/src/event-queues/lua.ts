@@ -2,15 +2,18 @@
  * Lua scripts on one queue's keys (KEYS[1] = meta hash, KEYS[2] = event stream): the poll
  * side (POLL, RELEASE, HEARTBEAT), run by the gateway, and the prelude the events service's
  * append-side scripts share. Each runs atomically, so a queue's ids, acknowledgements and
- * snapshot filtering never interleave with another process's writes. Every script first checks the queue is alive: both keys
- * exist (a queue whose meta or stream vanished — FLUSHALL, eviction, expiry — is dead, and
- * its leftover key is removed, so nothing ever writes into a half-lost queue) and it has not
- * overflowed. A stream entry's id is `<event id>-1`; its fields are `e` (event JSON without
+ * snapshot filtering never interleave with another process's writes. Every script first
+ * checks the queue is alive: both keys exist (a queue whose meta or stream vanished —
+ * FLUSHALL, eviction, expiry — is dead, and its leftover key is removed, so nothing ever
+ * writes into a half-lost queue) and it has not overflowed. A stream entry's id is `<event id>-1`; its fields are `e` (event JSON without
  * id), `o` (origin service) and `t` (writing transaction id), the last two empty for events
  * that did not come from an outbox.
  */
 
-/** Helpers every per-queue script starts with (the events service's scripts too). */
+/**
+ * Helpers every per-queue script starts with (the events service's scripts too). They act on
+ * the queue `meta` and `stream` name, so a script over many queues points those at each in turn.
+ */
 export const QUEUE_PRELUDE = `
 local meta, stream = KEYS[1], KEYS[2]
 local function state()

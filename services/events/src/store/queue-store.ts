@@ -3,8 +3,8 @@
  * layout and the poll side, which the gateway runs): the registry, the leader lock, a queue's
  * creation, /register's end, deletion, and the appends. Both queue keys carry a TTL (the
  * queue's idle lifespan), refreshed when a poll parks or ends, so Redis itself expires idle
- * queues. The appender reads many users' indexes at once (MEMBERS_OF_MANY): one Redis, not a
- * Cluster.
+ * queues. The appender reads many users' indexes at once (MEMBERS_OF_MANY) and appends to many
+ * queues at once (APPEND): those need one Redis, not a Cluster.
  */
 import type { Redis } from '@zc/shared/redis';
 import { leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
@@ -45,7 +45,6 @@ type Scripted = Record<string, ScriptFn>;
 
 const SCRIPTS = {
   zcEvqCreate: [2, lua.CREATE],
-  zcEvqAppend: [2, lua.APPEND],
   zcEvqFinishRegister: [2, lua.FINISH_REGISTER],
   zcEvqDelete: [2, lua.DELETE],
   zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
@@ -57,7 +56,14 @@ const SCRIPTS = {
 } as const;
 
 /** Read-only script over a variable number of keys (its first argument is their count). */
-const VARIADIC_SCRIPTS = { zcEvqMembersOfMany: lua.MEMBERS_OF_MANY } as const;
+const VARIADIC_SCRIPTS = { zcEvqMembersOfMany: lua.MEMBERS_OF_MANY, zcEvqAppend: lua.APPEND } as const;
+
+/**
+ * Queues and events one APPEND call takes at most: a script blocks Redis while it runs,
+ * so a fan-out to thousands of queues goes as several calls (in one pipeline still).
+ */
+const APPEND_CALL_QUEUES = 200;
+const APPEND_CALL_EVENTS = 2_000;
 
 const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 
@@ -259,7 +265,7 @@ export class QueueStore {
     return out;
   }
 
-  /** Appends each queue's events in one script call per queue, pipelined, fenced by `term`; see APPEND for results. */
+  /** Appends each queue's events (APPEND calls, pipelined), fenced by `term`; see APPEND for results. */
   async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, limits: { maxEvents: number; maxBytes: number }, term: number): Promise<Map<string, number>> {
     return (await this.appendAndAdvance(perQueue, limits, term)).appended;
   }
@@ -279,23 +285,63 @@ export class QueueStore {
     if (perQueue.size === 0 && !cursor) return { appended };
     const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
     if (cursor) p.zcEvqAdvanceCursor(this.registryKey, cursor.epoch, cursor.seq, term);
-    const ids = [...perQueue.keys()];
-    for (const id of ids) {
-      const events = perQueue.get(id) ?? [];
-      const args: Array<string | number> = [];
-      for (const e of events) args.push(e.seq, e.origin, e.txid, e.json);
-      p.zcEvqAppend(...this.queueKeys(id), term, limits.maxEvents, limits.maxBytes, events.length, ...args);
+    const calls = appendCalls(perQueue);
+    for (const call of calls) {
+      const keys = call.queueIds.flatMap((id) => this.queueKeys(id));
+      p.zcEvqAppend(keys.length, ...keys, term, limits.maxEvents, limits.maxBytes, call.texts.length, ...call.texts, ...call.refs);
     }
     const res = (await p.exec()) ?? [];
-    const value = (i: number) => {
+    const reply = (i: number) => {
       const [err, v] = res[i] ?? [new Error('no reply'), undefined];
       if (err) throw err;
-      return Number(v);
+      return v;
     };
     const first = cursor ? 1 : 0;
-    ids.forEach((id, i) => appended.set(id, value(first + i)));
-    return cursor ? { appended, cursor: cursorMove(value(0)) } : { appended };
+    calls.forEach((call, i) => {
+      const results = reply(first + i) as unknown[];
+      call.queueIds.forEach((id, j) => appended.set(id, Number(results[j])));
+    });
+    return cursor ? { appended, cursor: cursorMove(Number(reply(0))) } : { appended };
   }
+}
+
+/** One APPEND call: its queues, the distinct JSON texts, and per queue its count and events (seq, origin, txid, text number). */
+interface AppendCall {
+  queueIds: string[];
+  texts: string[];
+  refs: Array<string | number>;
+}
+
+/**
+ * Splits the appends into APPEND calls, each JSON text sent once per call (the appender
+ * hands equal events to many queues as one string, so most are found by the Map at once).
+ */
+function appendCalls(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>): AppendCall[] {
+  const calls: AppendCall[] = [];
+  let call: AppendCall | undefined;
+  let textIndex = new Map<string, number>();
+  let events = 0;
+  for (const [queueId, list] of perQueue) {
+    if (!call || call.queueIds.length >= APPEND_CALL_QUEUES || (events > 0 && events + list.length > APPEND_CALL_EVENTS)) {
+      call = { queueIds: [], texts: [], refs: [] };
+      calls.push(call);
+      textIndex = new Map();
+      events = 0;
+    }
+    call.queueIds.push(queueId);
+    call.refs.push(list.length);
+    events += list.length;
+    for (const e of list) {
+      let n = textIndex.get(e.json);
+      if (n === undefined) {
+        call.texts.push(e.json);
+        n = call.texts.length;
+        textIndex.set(e.json, n);
+      }
+      call.refs.push(e.seq, e.origin, e.txid, n);
+    }
+  }
+  return calls;
 }
 
 export type CursorMove = 'ok' | 'reset' | 'fenced';

@@ -24,49 +24,78 @@ return 1
 export const UNPOLLED_BYTES_SHARE = 16;
 
 /**
- * ARGV: leader term, max events, max bytes, count, then per event: JetStream seq, origin, txid, JSON.
- * Fencing: the queue remembers the highest leader term that appended to it and refuses a
- * lower one (a former leader that resumed after a pause), so once a newer leader has written
- * here an older one never can. Events with a seq at or below the queue's last applied seq are
- * skipped (a redelivery after a leader change); events the queue's /register state already
- * holds are dropped. Returns the number appended, -1 for a dead queue, -2 when this append
- * overflowed it (more events, or more bytes of event JSON, than the limits), -3 when the
- * caller is fenced off.
+ * Appends `events` (a list of {seq, origin, txid, json}) to the queue whose keys `meta` and
+ * `stream` hold now. Fencing: the queue remembers the highest leader term that appended to it
+ * and refuses a lower one (a former leader that resumed after a pause), so once a newer leader
+ * has written here an older one never can. Events with a seq at or below the queue's last
+ * applied seq are skipped (a redelivery after a leader change); events the queue's /register
+ * state already holds are dropped. Returns the number appended, -1 for a dead queue, -2 when
+ * this append overflowed it (more events, or more bytes of event JSON, than the limits), -3
+ * when the caller is fenced off.
  */
-export const APPEND = `${PRELUDE}
+const APPEND_FUNCTION = `
 local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
-if state() ~= 'ok' then return -1 end
-local term = tonumber(ARGV[1])
-if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
-redis.call('HSET', meta, 'term', term)
-table.remove(ARGV, 1)
-local maxEvents, maxBytes, n = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-table.remove(ARGV, 1)
-local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
-local newestSeq, appended = lastSeq, 0
-for i = 0, n - 1 do
-  local seq, origin, txid, json = tonumber(ARGV[3 + i * 4]), ARGV[4 + i * 4], ARGV[5 + i * 4], ARGV[6 + i * 4]
-  if seq > lastSeq then
-    if seq > newestSeq then newestSeq = seq end
-    if not alreadyInState(origin, txid) then
-      local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
-      redis.call('XADD', stream, id .. '-1', 'e', json, 'o', origin, 't', txid)
-      redis.call('HINCRBY', meta, 'bytes', #json)
-      appended = appended + 1
+local function appendEvents(term, maxEvents, maxBytes, events)
+  if state() ~= 'ok' then return -1 end
+  if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
+  redis.call('HSET', meta, 'term', term)
+  local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
+  local newestSeq, appended = lastSeq, 0
+  for _, e in ipairs(events) do
+    local seq = e[1]
+    if seq > lastSeq then
+      if seq > newestSeq then newestSeq = seq end
+      if not alreadyInState(e[2], e[3]) then
+        local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
+        redis.call('XADD', stream, id .. '-1', 'e', e[4], 'o', e[2], 't', e[3])
+        redis.call('HINCRBY', meta, 'bytes', #e[4])
+        appended = appended + 1
+      end
     end
   end
+  if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
+  -- A queue never polled yet (a client that registered and left, or has not started polling)
+  -- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
+  -- the minutes until they expire; polling clients start within seconds of /register.
+  if redis.call('HEXISTS', meta, 'polled') == 0 then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
+  if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
+    redis.call('HSET', meta, 'overflowed', '1')
+    redis.call('DEL', stream)
+    return -2
+  end
+  return appended
 end
-if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
--- A queue never polled yet (a client that registered and left, or has not started polling)
--- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
--- the minutes until they expire; polling clients start within seconds of /register.
-if redis.call('HEXISTS', meta, 'polled') == 0 then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
-if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
-  redis.call('HSET', meta, 'overflowed', '1')
-  redis.call('DEL', stream)
-  return -2
+`;
+
+/**
+ * Appends events to many queues in one call (APPEND_FUNCTION for each), sending each distinct
+ * event JSON once: a stream's message reaches most of its recipients' queues byte for byte the
+ * same, and sent once per queue that JSON was most of what the appender wrote to Redis (and
+ * most of Redis's parsing).
+ * KEYS: meta and stream of each queue, in turn. ARGV: leader term, max events, max bytes,
+ * number of JSON texts, the texts, then per queue: its event count and per event JetStream
+ * seq, origin, txid and the 1-based index of its JSON. Returns each queue's result, in
+ * order. Like MEMBERS_OF_MANY it spans many cluster slots: one Redis, not a Cluster.
+ *
+ * PRELUDE's helpers read the queue's keys from its meta and stream locals (upvalues),
+ * so pointing those at each queue in turn makes them act on that queue.
+ */
+export const APPEND = `${PRELUDE}${APPEND_FUNCTION}
+local term, maxEvents, maxBytes, nJson = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local at = 5 + nJson
+local out = {}
+for q = 1, #KEYS / 2 do
+  meta, stream = KEYS[q * 2 - 1], KEYS[q * 2]
+  local n = tonumber(ARGV[at])
+  local events = {}
+  for i = 0, n - 1 do
+    local base = at + 1 + i * 4
+    events[i + 1] = {tonumber(ARGV[base]), ARGV[base + 1], ARGV[base + 2], ARGV[4 + tonumber(ARGV[base + 3])]}
+  end
+  at = at + 1 + n * 4
+  out[q] = appendEvents(term, maxEvents, maxBytes, events)
 end
-return appended
+return out
 `;
 
 /**

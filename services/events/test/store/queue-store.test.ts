@@ -216,6 +216,34 @@ t.test('queue store', async (t) => {
     await store.deleteRegistry();
   });
 
+  t.test('many queues in one append: each gets its own events, shared texts included, and its own result', async (t) => {
+    const [a, b, dead, fenced] = [await newQueue(), await newQueue(), await newQueue(), await newQueue()];
+    await store.delete(dead, 10);
+    t.equal(await append(fenced, [ev(1, '')], 100, 9), 1, 'a newer term wrote to this one');
+    const shared = ev(3, '', 'drafts', { type: 'drafts', n: 3 });
+    const own = ev(3, '', 'drafts', { type: 'drafts', n: 33 });
+    const perQueue = new Map([
+      [a, [ev(2, ''), shared]],
+      [dead, [shared]],
+      [b, [{ ...shared }, ev(4, '')]],
+      [fenced, [own]],
+    ]);
+    const r = await store.append(perQueue, { maxEvents: 100, maxBytes: 1 << 20 }, 2);
+    t.same([...r], [[a, 2], [dead, -1], [b, 2], [fenced, -3]]);
+    t.same(await ids(a), [[0, 2], [1, 3]]);
+    t.same(await ids(b), [[0, 3], [1, 4]]);
+    t.same(await ids(fenced), [[0, 1]], 'the fenced queue kept only what its newer term wrote');
+  });
+
+  t.test('a fan-out larger than one script call goes as several, in order, each queue once', async (t) => {
+    const queues: string[] = [];
+    for (let i = 0; i < 230; i++) queues.push(await newQueue());
+    const perQueue = new Map(queues.map((q, i) => [q, i % 2 ? [ev(1, ''), ev(2, '')] : [ev(1, '')]]));
+    const r = await store.append(perQueue, { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.ok(queues.every((q, i) => r.get(q) === (i % 2 ? 2 : 1)), 'every queue appended');
+    t.same(await ids(queues[229] as string), [[0, 1], [1, 2]]);
+  });
+
   t.test('registry: created once, reset changes the epoch, the cursor only moves forward', async (t) => {
     const r1 = await store.ensureRegistry('epoch-a', 7);
     t.same(r1, { epoch: 'epoch-a', cursor: 7 });
