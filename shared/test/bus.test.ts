@@ -168,3 +168,18 @@ t.test('consumeBatched with lingerMs: events trickling in a few ms apart are han
   t.same(batches.flat(), Array.from({ length: 10 }, (_, i) => i + 1), 'every event, in order');
   t.ok(batches.length <= 2, `handled in few calls (${batches.map((b) => b.length).join(',')})`);
 });
+
+t.test('publishEncoded: stored once per message id, acknowledged by JetStream, refused where no stream listens', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'bus-test', level: 'silent' });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'bus-publish-test', log });
+  t.teardown(() => bus.close());
+  const stream = await bus.ensureStream('bustest', 'evt');
+  const subject = bus.subject('bustest.evt.v1.thing.happened');
+  for (const [msgId, n] of [['a:1', 1], ['a:2', 2], ['a:1', 1]] as const) {
+    await bus.publishEncoded(subject, await bus.encodeEvent(JSON.stringify({ n })), msgId);
+  }
+  const info = await (await bus.jsm()).streams.info(stream);
+  t.equal(info.state.messages, 2, 'the repeated message id was dropped by JetStream, and acknowledged all the same');
+  await t.rejects(bus.publishEncoded(bus.subject('nostream.evt.v1.x.y'), await bus.encodeEvent('{}'), 'b:1'), /no JetStream stream/);
+});

@@ -170,6 +170,9 @@ function carrierToHeaders(extra?: Record<string, string>): MsgHdrs {
 }
 
 const enc = new TextEncoder();
+/** JetStream's de-duplication header, and how long a publish waits for its acknowledgement (the JetStream client's default). */
+const MSG_ID_HEADER = 'Nats-Msg-Id';
+const JS_PUBLISH_TIMEOUT_MS = 5_000;
 const dec = new TextDecoder();
 
 /**
@@ -930,9 +933,37 @@ export class Bus {
     return { data, headers };
   }
 
-  /** Publishes an encoded event on a full subject with a message id (JetStream drops repeats). */
+  /**
+   * Publishes an encoded event on a full subject with a message id (JetStream drops repeats),
+   * resolving once JetStream stored it. The acknowledgement comes back to the shared request
+   * inbox: the JetStream client's publish costs an Error object (a stack trace) per call even
+   * with noAsyncTraces, and the relay makes two publishes per message sent.
+   */
   async publishEncoded(subject: string, e: { data: Uint8Array; headers: MsgHdrs }, msgId: string): Promise<void> {
-    await this.js.publish(subject, e.data, { msgID: msgId, headers: e.headers });
+    e.headers.set(MSG_ID_HEADER, msgId);
+    const ack = await new Promise<Msg>((resolve, reject) => {
+      const mux = this.inbox();
+      const token = String(mux.next++);
+      const timer = setTimeout(() => {
+        if (mux.waiting.delete(token)) reject(new Error(`JetStream did not acknowledge an event on ${subject} within ${JS_PUBLISH_TIMEOUT_MS} ms`));
+      }, JS_PUBLISH_TIMEOUT_MS);
+      mux.waiting.set(token, (m) => {
+        mux.waiting.delete(token);
+        clearTimeout(timer);
+        resolve(m);
+      });
+      try {
+        this.nc.publish(subject, e.data, { reply: `${mux.prefix}.${token}`, headers: e.headers });
+      } catch (err) {
+        mux.waiting.delete(token);
+        clearTimeout(timer);
+        reject(err);
+      }
+    });
+    if (ack.data.length === 0 && ack.headers?.code === 503) throw new Error(`no JetStream stream takes ${subject}`);
+    const pubAck = JSON.parse(dec.decode(ack.data)) as { stream?: string; error?: { description?: string } };
+    if (pubAck.error) throw new Error(`JetStream refused an event on ${subject}: ${pubAck.error.description ?? 'no reason given'}`);
+    if (!pubAck.stream) throw new Error(`JetStream answered an event on ${subject} with no stream`);
   }
 
   /** Publishes raw JSON on a full subject with a message id. */

@@ -1,24 +1,13 @@
 /**
- * The queue registry and the event queues in Redis. Keys (under the configured prefix):
- *
- *   evq:{<queue_id>}:meta     hash: owner, filter settings, snapshots, next id, acknowledged id,
- *                             last applied JetStream seq, epoch, poll generation
- *   evq:{<queue_id>}          stream: the queue's unacknowledged events, entry id `<event id>-1`
- *   evq:user:<user_id>        set: the user's queue ids (an index; dead ids are pruned lazily)
- *   evq:realm:<realm_id>:public  set: queues registered with all_public_streams
- *   evq:registry              hash: epoch (random, new whenever the dataset was lost) and the
- *                             delivery cursor (last JetStream seq applied to every queue)
- *   evq:leader                string: the token of the replica appending events
- *   evq:leader:term           integer: the leadership term, incremented by each new leader
- *
- * The hash tag keeps one queue's two keys in one cluster slot, so the per-queue scripts work
- * on Redis Cluster; the indexes and the registry are separate single-key operations, except
- * the appender's read of many users' indexes at once (MEMBERS_OF_MANY: one Redis, not a Cluster).
- * Both queue keys carry a TTL (the queue's idle lifespan), refreshed when a poll parks or
- * ends, so Redis itself expires idle queues.
+ * The events service's side of the event queues in Redis (@zc/shared/event-queues has the key
+ * layout and the poll side, which the gateway runs): the registry, the leader lock, a queue's
+ * creation, /register's end, deletion, and the appends. Both queue keys carry a TTL (the
+ * queue's idle lifespan), refreshed when a poll parks or ends, so Redis itself expires idle
+ * queues. The appender reads many users' indexes at once (MEMBERS_OF_MANY) and appends to many
+ * queues at once (APPEND): those need one Redis, not a Cluster.
  */
 import type { Redis } from '@zc/shared/redis';
-import { RedisBatch, redisKey, resultValue } from '@zc/shared/redis';
+import { leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
 import type { NarrowTerm } from '../lib/narrow.js';
 import * as lua from './scripts.js';
 
@@ -51,24 +40,12 @@ export interface QueuedEvent {
   json: string;
 }
 
-export type PollMode = 'ack' | 'park' | 'wake';
-
-export type PollResult =
-  | { status: 'ok'; epoch: string; events: Array<{ id: number; json: string }> }
-  | { status: 'parked'; epoch: string; generation: number; previousParker: string }
-  | { status: 'gone' | 'overflowed' }
-  | { status: 'pruned' | 'missing'; id: number };
-
 type ScriptFn = (...args: Array<string | number>) => Promise<unknown>;
 type Scripted = Record<string, ScriptFn>;
 
 const SCRIPTS = {
   zcEvqCreate: [2, lua.CREATE],
-  zcEvqAppend: [2, lua.APPEND],
   zcEvqFinishRegister: [2, lua.FINISH_REGISTER],
-  zcEvqPoll: [2, lua.POLL],
-  zcEvqRelease: [2, lua.RELEASE],
-  zcEvqHeartbeat: [2, lua.HEARTBEAT],
   zcEvqDelete: [2, lua.DELETE],
   zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
   zcEvqAdvanceCursor: [1, lua.ADVANCE_CURSOR],
@@ -79,20 +56,20 @@ const SCRIPTS = {
 } as const;
 
 /** Read-only script over a variable number of keys (its first argument is their count). */
-const VARIADIC_SCRIPTS = { zcEvqMembersOfMany: lua.MEMBERS_OF_MANY } as const;
+const VARIADIC_SCRIPTS = { zcEvqMembersOfMany: lua.MEMBERS_OF_MANY, zcEvqAppend: lua.APPEND } as const;
+
+/**
+ * Queues and events one APPEND call takes at most: a script blocks Redis while it runs,
+ * so a fan-out to thousands of queues goes as several calls (in one pipeline still).
+ */
+const APPEND_CALL_QUEUES = 200;
+const APPEND_CALL_EVENTS = 2_000;
 
 const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 
 const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
 
 export class QueueStore {
-  /**
-   * Polls, heartbeats and releases: when a message lands, every parked poll of its recipients
-   * re-reads its queue at once, and their scripts go to Redis as one pipeline (one write)
-   * rather than one by one. They all go this way, so those of one queue stay in order.
-   */
-  private readonly batch: RedisBatch;
-
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -103,19 +80,12 @@ export class QueueStore {
     for (const [name, source] of Object.entries(VARIADIC_SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, { lua: source });
     }
-    this.batch = new RedisBatch(redis);
-  }
-
-  /** Runs one defined script in the shared batch. */
-  private async batched(name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
-    const [r] = await this.batch.run((p) => void (p as unknown as Scripted)[name]?.(...args));
-    return resultValue(r);
   }
 
   /** Live event queues (one meta key each), counted with SCAN: O(keys), for a gauge read rarely. */
   async countQueues(): Promise<number> {
     let n = 0;
-    const pattern = `${redisKey(this.prefix, 'evq', '{')}*}:meta`;
+    const pattern = queueMetaPattern(this.prefix);
     for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) n += keys.length;
     return n;
   }
@@ -125,28 +95,28 @@ export class QueueStore {
   }
 
   metaKey(queueId: string): string {
-    return redisKey(this.prefix, 'evq', `{${queueId}}`, 'meta');
+    return queueMetaKey(this.prefix, queueId);
   }
   streamKey(queueId: string): string {
-    return redisKey(this.prefix, 'evq', `{${queueId}}`);
+    return queueStreamKey(this.prefix, queueId);
   }
   private queueKeys(queueId: string): [string, string] {
-    return [this.metaKey(queueId), this.streamKey(queueId)];
+    return queueKeys(this.prefix, queueId);
   }
   private userIndexKey(userId: number): string {
-    return redisKey(this.prefix, 'evq', 'user', userId);
+    return userQueuesKey(this.prefix, userId);
   }
   private publicIndexKey(realmId: number): string {
-    return redisKey(this.prefix, 'evq', 'realm', realmId, 'public');
+    return realmPublicQueuesKey(this.prefix, realmId);
   }
   get registryKey(): string {
-    return redisKey(this.prefix, 'evq', 'registry');
+    return registryKey(this.prefix);
   }
   get leaderKey(): string {
-    return redisKey(this.prefix, 'evq', 'leader');
+    return leaderKey(this.prefix);
   }
   get termKey(): string {
-    return redisKey(this.prefix, 'evq', 'leader', 'term');
+    return leaderTermKey(this.prefix);
   }
 
   // --- registry and leadership -------------------------------------------------------------
@@ -246,49 +216,6 @@ export class QueueStore {
     return r === -2 ? undefined : r;
   }
 
-  /**
-   * See POLL. `park` options are needed for mode 'park', `generation` for 'wake'; `guest`:
-   * the poller's current role is guest, so an all_public_streams queue of theirs is dropped.
-   */
-  async poll(
-    queueId: string,
-    userId: number,
-    lastEventId: number,
-    o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number; guest?: boolean },
-  ): Promise<PollResult> {
-    const r = (await this.batched(
-      'zcEvqPoll',
-      ...this.queueKeys(queueId),
-      userId,
-      lastEventId,
-      o.max,
-      o.mode,
-      o.nowMs ?? Date.now(),
-      o.parkTtlExtraMs ?? 0,
-      o.replica ?? '',
-      o.generation ?? 0,
-      o.guest === true ? 1 : 0,
-    )) as string[];
-    const status = r[0];
-    if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };
-    if (status === 'parked') return { status, epoch: r[1] as string, generation: Number(r[2]), previousParker: r[3] as string };
-    if (status !== 'ok') return { status: status === 'overflowed' ? 'overflowed' : 'gone' };
-    const events: Array<{ id: number; json: string }> = [];
-    for (let i = 2; i + 1 < r.length; i += 2) {
-      events.push({ id: Number.parseInt(r[i] as string, 10), json: r[i + 1] as string });
-    }
-    return { status: 'ok', epoch: r[1] as string, events };
-  }
-
-  /** A parked poll of `generation` ended without events; -1 if the queue is dead. */
-  async release(queueId: string, nowMs: number, generation: number): Promise<number> {
-    return Number(await this.batched('zcEvqRelease', ...this.queueKeys(queueId), nowMs, generation));
-  }
-
-  async heartbeat(queueId: string): Promise<number> {
-    return Number(await this.batched('zcEvqHeartbeat', ...this.queueKeys(queueId)));
-  }
-
   /** Deletes the queue if `userId` owns it; false if it did not exist (or was not theirs). */
   async delete(queueId: string, userId: number): Promise<boolean> {
     const settings = (await this.settingsOf([queueId])).get(queueId);
@@ -338,7 +265,7 @@ export class QueueStore {
     return out;
   }
 
-  /** Appends each queue's events in one script call per queue, pipelined, fenced by `term`; see APPEND for results. */
+  /** Appends each queue's events (APPEND calls, pipelined), fenced by `term`; see APPEND for results. */
   async append(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>, limits: { maxEvents: number; maxBytes: number }, term: number): Promise<Map<string, number>> {
     return (await this.appendAndAdvance(perQueue, limits, term)).appended;
   }
@@ -358,23 +285,63 @@ export class QueueStore {
     if (perQueue.size === 0 && !cursor) return { appended };
     const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
     if (cursor) p.zcEvqAdvanceCursor(this.registryKey, cursor.epoch, cursor.seq, term);
-    const ids = [...perQueue.keys()];
-    for (const id of ids) {
-      const events = perQueue.get(id) ?? [];
-      const args: Array<string | number> = [];
-      for (const e of events) args.push(e.seq, e.origin, e.txid, e.json);
-      p.zcEvqAppend(...this.queueKeys(id), term, limits.maxEvents, limits.maxBytes, events.length, ...args);
+    const calls = appendCalls(perQueue);
+    for (const call of calls) {
+      const keys = call.queueIds.flatMap((id) => this.queueKeys(id));
+      p.zcEvqAppend(keys.length, ...keys, term, limits.maxEvents, limits.maxBytes, call.texts.length, ...call.texts, ...call.refs);
     }
     const res = (await p.exec()) ?? [];
-    const value = (i: number) => {
+    const reply = (i: number) => {
       const [err, v] = res[i] ?? [new Error('no reply'), undefined];
       if (err) throw err;
-      return Number(v);
+      return v;
     };
     const first = cursor ? 1 : 0;
-    ids.forEach((id, i) => appended.set(id, value(first + i)));
-    return cursor ? { appended, cursor: cursorMove(value(0)) } : { appended };
+    calls.forEach((call, i) => {
+      const results = reply(first + i) as unknown[];
+      call.queueIds.forEach((id, j) => appended.set(id, Number(results[j])));
+    });
+    return cursor ? { appended, cursor: cursorMove(Number(reply(0))) } : { appended };
   }
+}
+
+/** One APPEND call: its queues, the distinct JSON texts, and per queue its count and events (seq, origin, txid, text number). */
+interface AppendCall {
+  queueIds: string[];
+  texts: string[];
+  refs: Array<string | number>;
+}
+
+/**
+ * Splits the appends into APPEND calls, each JSON text sent once per call (the appender
+ * hands equal events to many queues as one string, so most are found by the Map at once).
+ */
+function appendCalls(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>): AppendCall[] {
+  const calls: AppendCall[] = [];
+  let call: AppendCall | undefined;
+  let textIndex = new Map<string, number>();
+  let events = 0;
+  for (const [queueId, list] of perQueue) {
+    if (!call || call.queueIds.length >= APPEND_CALL_QUEUES || (events > 0 && events + list.length > APPEND_CALL_EVENTS)) {
+      call = { queueIds: [], texts: [], refs: [] };
+      calls.push(call);
+      textIndex = new Map();
+      events = 0;
+    }
+    call.queueIds.push(queueId);
+    call.refs.push(list.length);
+    events += list.length;
+    for (const e of list) {
+      let n = textIndex.get(e.json);
+      if (n === undefined) {
+        call.texts.push(e.json);
+        n = call.texts.length;
+        textIndex.set(e.json, n);
+      }
+      call.refs.push(e.seq, e.origin, e.txid, n);
+    }
+  }
+  return calls;
 }
 
 export type CursorMove = 'ok' | 'reset' | 'fenced';

@@ -64,7 +64,9 @@ export async function renderMessage(deps: MessagesDeps, realm: RealmRow, m: Mess
     rendered.mentions_topic_wildcard && m.streamId !== null
       ? [m.senderId, ...(await messageStore.topicParticipants(deps.pool, m.recipientId, m.topic))]
       : [];
-  const groupMemberIds = mentionedGroupMembers(data, rendered.mentioned_group_ids, realmSettings(realm.settings).waiting_period_threshold);
+  // Most messages mention no group: the realm's settings (defaults merged in) are not built for them.
+  const groupMemberIds =
+    rendered.mentioned_group_ids.length === 0 ? new Set<number>() : mentionedGroupMembers(data, rendered.mentioned_group_ids, realmSettings(realm.settings).waiting_period_threshold);
   const facts = contentFacts(rendered, { topicParticipants, alertWordsOf: (id) => data.alertWords.get(id), groupMemberIds });
   return {
     rendered,

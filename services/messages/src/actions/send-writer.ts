@@ -72,7 +72,7 @@ function notifyPayload(realmId: number, s: PreparedSend, id: number) {
     // of a stream's recipients, so a 10,000-subscriber message's event is ~50 KB, not ~220 KB,
     // in the outbox, on the bus and in the events service's parse.
     users: s.recipients.map((r) => {
-      const flags = flagNames(r.flags);
+      const flags = r.flags === 0 ? [] : flagNames(r.flags);
       return flags.length > 0 ? { id: r.id, flags } : r.id;
     }),
     event: { type: 'message', message: { ...s.event, id } },

@@ -52,8 +52,15 @@ export function parseMessageType(raw: string): MessageKind {
   throw badRequest('Invalid message type');
 }
 
+/**
+ * Where a JSON text can start (after JSON's whitespace): a bare stream name like `general`
+ * cannot, and is not handed to JSON.parse, whose SyntaxError (a stack trace each) cost more
+ * than the rest of parsing a send's parameters.
+ */
+const MAYBE_JSON = /^[ \t\n\r]*(?:[[{"\d-]|true|false|null)/;
+
 function decodeMaybeJson(raw: unknown): unknown {
-  if (typeof raw !== 'string') return raw;
+  if (typeof raw !== 'string' || !MAYBE_JSON.test(raw)) return raw;
   try {
     return JSON.parse(raw);
   } catch {

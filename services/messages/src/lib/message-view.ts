@@ -39,10 +39,24 @@ export interface MessageRowView {
   last_edit_time?: Date | null;
 }
 
+/** Every message event carries its sender's avatar URL: the few senders' hashes are kept, not recomputed per message. */
+const gravatarHashes = new Map<string, string>();
+const GRAVATAR_HASHES_KEPT = 10_000;
+
+function gravatarHash(email: string): string {
+  let hash = gravatarHashes.get(email);
+  if (hash === undefined) {
+    hash = createHash('md5').update(email.toLowerCase()).digest('hex');
+    if (gravatarHashes.size >= GRAVATAR_HASHES_KEPT) gravatarHashes.clear();
+    gravatarHashes.set(email, hash);
+  }
+  return hash;
+}
+
 /** The users' avatar rule: gravatar of the lower-cased real address, or the uploaded file. */
 export function avatarUrlOf(u: Pick<SenderView, 'delivery_email' | 'avatar_source' | 'avatar_version'>): string {
   if (u.avatar_source === 'G') {
-    const hash = createHash('md5').update(u.delivery_email.toLowerCase()).digest('hex');
+    const hash = gravatarHash(u.delivery_email);
     return `https://secure.gravatar.com/avatar/${hash}?d=identicon&version=${u.avatar_version}`;
   }
   return `/user_avatars/${u.delivery_email}?version=${u.avatar_version}`;

@@ -153,8 +153,9 @@ export const messageStore = {
          ON CONFLICT DO NOTHING),
        ob AS (
          INSERT INTO messages.outbox (subject, payload, trace_carrier)
-         SELECT o.subject, jsonb_set(o.payload::jsonb, o.path::text[], to_jsonb(ids.id)), o.carrier::jsonb
-         FROM unnest($22::text[], $23::text[], $24::int[], $25::text[], $26::text[]) WITH ORDINALITY AS o(subject, payload, ord, path, carrier, n)
+         SELECT o.subject, jsonb_set(p.payload, o.path::text[], to_jsonb(ids.id)), o.carrier::jsonb
+         FROM unnest($22::text[], $24::int[], $25::text[], $26::text[]) WITH ORDINALITY AS o(subject, ord, path, carrier, n)
+         JOIN jsonb_array_elements($23::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = o.n
          JOIN ids ON ids.ord = o.ord
          ORDER BY o.n)
        SELECT fresh.version, ARRAY(SELECT id FROM ids ORDER BY ord) AS ids FROM fresh`,
@@ -168,7 +169,9 @@ export const messageStore = {
         o.rows.ords,
         o.rows.flags,
         o.outbox.map((x) => x.subject),
-        o.outbox.map((x) => x.payload),
+        // One JSON array, not a text[]: node-postgres escapes every quote of every element of
+        // an array parameter, and event payloads are mostly quotes (most of what a send escaped).
+        `[${o.outbox.map((x) => x.payload).join(',')}]`,
         o.outbox.map((x) => x.ord),
         o.outbox.map((x) => x.idPath),
         o.outbox.map((x) => x.carrier),
