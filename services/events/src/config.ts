@@ -2,11 +2,6 @@
 import { readEnv } from '@zc/shared/config';
 
 export interface EventsConfig {
-  /**
-   * Heartbeat delay of a parked poll. Zulip sends one after 45 + rand(0..10) s so idle HTTP
-   * connections stay under 55 s; a fixed value (ZC_HEARTBEAT_MS) is for tests.
-   */
-  heartbeatMs: () => number;
   /** Idle lifetime of a queue when /register does not ask for another (Zulip: 600 s). */
   defaultLifespanSecs: number;
   /** Upper bound of queue_lifespan_secs (Zulip: 7 days). */
@@ -31,9 +26,7 @@ export interface EventsConfig {
 /** The events service's settings from the checked environment (@zc/shared/config's schema). */
 export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsConfig {
   const e = readEnv(env);
-  const fixedHeartbeat = e.ZC_HEARTBEAT_MS;
   return {
-    heartbeatMs: fixedHeartbeat > 0 ? () => fixedHeartbeat : () => 45_000 + Math.floor(Math.random() * 10_000),
     defaultLifespanSecs: e.ZC_EVENT_QUEUE_LIFESPAN_SECS,
     maxLifespanSecs: 7 * 24 * 3600,
     maxQueuesPerUser: e.ZC_MAX_QUEUES_PER_USER,

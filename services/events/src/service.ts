@@ -1,15 +1,16 @@
 /**
  * The events service: event queues in Redis (no PostgreSQL schema). Any replica registers
- * queues and serves polls; one replica at a time (the leader) appends the inbox's events to
- * the queues. See README.md.
+ * and deletes queues; one replica at a time (the leader) appends the inbox's events to the
+ * queues and wakes the polls parked on them, which the gateways hold and serve from Redis
+ * (@zc/shared/event-queues). See README.md.
  */
 import { Gauge, Histogram } from 'prom-client';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { loadEventsConfig } from './config.js';
 import type { EventsDeps } from './deps.js';
 import { Appender } from './delivery/appender.js';
-import { PollHub } from './delivery/poll-hub.js';
 import { Registry } from './delivery/registry.js';
+import { QueueWaker } from './delivery/wake.js';
 import { registerEventHandlers } from './handlers/events.js';
 import { QueueStore } from './store/queue-store.js';
 
@@ -22,8 +23,7 @@ export const eventsService: ServiceDefinition = {
     const registry = new Registry(store, ctx.bus);
     const deps: EventsDeps = { bus: ctx.bus, log: ctx.log, config, store, registry };
     await registry.ensure();
-    const hub = new PollHub(deps);
-    hub.start();
+    const waker = new QueueWaker(ctx.bus);
     // Send-to-delivery latency (operations.md §2.3): from the event's storage in JetStream,
     // right after the change committed, to its append to the queues, which wakes parked polls.
     const delivery = new Histogram({
@@ -33,17 +33,9 @@ export const eventsService: ServiceDefinition = {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: [ctx.metrics],
     });
-    const appender = new Appender(deps, hub, (type, seconds) => delivery.observe({ type }, seconds));
+    const appender = new Appender(deps, waker, (type, seconds) => delivery.observe({ type }, seconds));
     appender.start();
-    registerEventHandlers(ctx.bus, deps, hub);
-    new Gauge({
-      name: 'zc_events_parked_polls',
-      help: 'GET /events requests parked on this replica',
-      registers: [ctx.metrics],
-      collect() {
-        this.set(hub.parkedCount);
-      },
-    });
+    registerEventHandlers(ctx.bus, deps, waker);
     // Counted by the leader only, at most every 30 s: a SCAN over the queues' keys.
     let counted = { at: 0, n: 0 };
     new Gauge({
@@ -66,11 +58,7 @@ export const eventsService: ServiceDefinition = {
       },
     });
     return {
-      async stop() {
-        // Parked polls answer first (events: []), so clients re-poll another replica at once.
-        hub.stop();
-        await appender.stop();
-      },
+      stop: () => appender.stop(),
     };
   },
 };

@@ -1,5 +1,4 @@
 import type { Bus } from '@zc/shared/bus';
-import { LONGPOLL_MAX_PARK_MS } from '@zc/shared/contracts';
 import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Logger } from '@zc/shared/logging';
 import type { Registry } from 'prom-client';
@@ -31,10 +30,10 @@ export interface GatewayConfig {
   /** One log line per request (ZC_ACCESS_LOG). */
   accessLog: boolean;
   /**
-   * How long a parked poll may stay unanswered: the events service's heartbeat interval
-   * (ZC_HEARTBEAT_MS when fixed, for tests; else Zulip's longest), plus a second.
+   * Heartbeat delay of a parked GET /events. Zulip sends one after 45 + rand(0..10) s so idle
+   * HTTP connections stay under 55 s; a fixed value (ZC_HEARTBEAT_MS) is for tests.
    */
-  pollWindowMs: number;
+  heartbeatMs: () => number;
 }
 
 /** The gateway's settings from the checked environment (@zc/shared/config's schema). */
@@ -50,7 +49,7 @@ export function loadGatewayConfig(env = process.env): GatewayConfig {
     maxConcurrentPerUser: e.ZC_MAX_CONCURRENT_REQUESTS_PER_USER,
     trustProxy: parseTrustProxy(e.ZC_TRUST_PROXY),
     accessLog: e.ZC_ACCESS_LOG,
-    pollWindowMs: (e.ZC_HEARTBEAT_MS > 0 ? e.ZC_HEARTBEAT_MS : LONGPOLL_MAX_PARK_MS) + 1_000,
+    heartbeatMs: e.ZC_HEARTBEAT_MS > 0 ? () => e.ZC_HEARTBEAT_MS : () => 45_000 + Math.floor(Math.random() * 10_000),
   };
 }
 

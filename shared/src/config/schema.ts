@@ -78,7 +78,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
   ZC_ACCESS_LOG: bool(['gateway'], 'One log line per request (route, status, duration, user, trace id; long-polls marked).', true),
   // --- events ----------------------------------------------------------------------------
-  ZC_HEARTBEAT_MS: int(['events', 'gateway'], 'Fixed heartbeat delay of a parked poll (tests); 0: Zulip\'s 45-55 s.', 0, 0),
+  ZC_HEARTBEAT_MS: int(['gateway'], 'Fixed heartbeat delay of a parked GET /events (tests); 0: Zulip\'s 45-55 s.', 0, 0),
   ZC_EVENT_QUEUE_LIFESPAN_SECS: int(['events'], 'Idle lifetime of an event queue when /register asks for none (Zulip: 600).', 1, 600),
   ZC_MAX_QUEUES_PER_USER: int(['events'], 'Live event queues one user may hold.', 1, 100),
   ZC_MAX_EVENTS_PER_QUEUE: int(['events'], 'Unacknowledged events one queue may hold before it is dropped.', 1, 10_000),

@@ -1,6 +1,7 @@
 /**
- * The events service: event queues (POST /register, GET and DELETE /events) and the inbox
- * every producing service writes client events to.
+ * The events service: event queues (POST /register, DELETE /events; GET /events is served by
+ * the gateway from the queues in Redis) and the inbox every producing service writes client
+ * events to.
  *
  * What every producing service sends is a client event and the users whose queues get it.
  * The producer decides the recipients (Zulip's send_event contract); the events service only
@@ -15,7 +16,6 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { broadcast, event, rpc } from '../bus/contract.js';
-import { RawJson } from '../bus/raw-json.js';
 import { Actor, JsonObject } from './common.js';
 
 /** A recipient: a user id, or a user id with that user's flags (message events). */
@@ -74,66 +74,9 @@ export const RegisterRequest = Type.Object({
 });
 export type RegisterRequest = Static<typeof RegisterRequest>;
 
-export const GetEventsRequest = Type.Object({
-  actor: Actor,
-  queue_id: Type.String(),
-  last_event_id: Type.Integer(),
-  dont_block: Type.Boolean(),
-});
-export type GetEventsRequest = Static<typeof GetEventsRequest>;
-
-/**
- * GET /events's reply on the wire: `{"queue_id":…,"events":[…]}`, `queue_id` present when the
- * reply ends a parked poll (Zulip's shape). The events service sends it as raw JSON text with
- * `events` last (`eventsReplyText`) and the gateway takes the events' text out of it
- * (`splitEventsReply`): events go from the queue store to the client's response as text,
- * never parsed, nor escaped into a JSON string and unescaped again on the way (that string
- * was most of the gateway's JSON work per delivery).
- */
-export const GetEventsWire = Type.Object({ queue_id: Type.Optional(Type.String()), events: Type.Array(Type.Unknown()) });
-
-/** A GET /events reply with its events as JSON text (an array, each event with its `id`). */
-export interface GetEventsReply {
-  events_json: string;
-  queue_id?: string;
-}
-
-const EVENTS_ONLY = '{"events":';
-const QUEUE_FIRST = '{"queue_id":';
-const EVENTS_AFTER = ',"events":';
-
-/** The wire text of a GET /events reply (`GetEventsWire`), events spliced in as they are. */
-export function eventsReplyText(r: GetEventsReply): RawJson {
-  return new RawJson(r.queue_id === undefined ? `${EVENTS_ONLY}${r.events_json}}` : `${QUEUE_FIRST}${JSON.stringify(r.queue_id)}${EVENTS_AFTER}${r.events_json}}`);
-}
-
-/**
- * The reply back from its wire text as `eventsReplyText` writes it, without parsing the
- * events. `,"events":` cannot occur inside the queue id's JSON string (a quote in it is
- * escaped), so its first occurrence ends the id. A text beginning any other way is parsed.
- */
-export function splitEventsReply(raw: RawJson): GetEventsReply {
-  const text = raw.text;
-  if (text.startsWith(EVENTS_ONLY)) return { events_json: text.slice(EVENTS_ONLY.length, -1) };
-  const end = text.indexOf(EVENTS_AFTER);
-  if (text.startsWith(QUEUE_FIRST) && end > 0) {
-    return { queue_id: JSON.parse(text.slice(QUEUE_FIRST.length, end)) as string, events_json: text.slice(end + EVENTS_AFTER.length, -1) };
-  }
-  const o = JSON.parse(text) as { queue_id?: string; events: unknown[] };
-  return { events_json: JSON.stringify(o.events), ...(o.queue_id !== undefined ? { queue_id: o.queue_id } : {}) };
-}
-
-/**
- * The longest a parked GET /events waits before its heartbeat (Zulip: 45–55 s). Callers of
- * `eventsRpc.get` wait longer than this; `max_wait_ms` lets them ask for less.
- */
-export const LONGPOLL_MAX_PARK_MS = 55_000;
-
 export const eventsRpc = {
   /** POST /register: creates a queue and gathers the initial state from the owning services. */
   register: rpc('events.v1.register', { request: RegisterRequest, reply: JsonObject }),
-  /** GET /events: acknowledges `last_event_id`, then returns the queue's next events or parks. */
-  get: rpc('events.v1.get', { request: GetEventsRequest, reply: GetEventsWire }),
   /** DELETE /events. */
   deleteQueue: rpc('events.v1.delete_queue', {
     request: Type.Object({ actor: Actor, queue_id: Type.String() }),
@@ -152,27 +95,15 @@ export const eventsRpc = {
 } as const;
 
 /**
- * Core-NATS broadcast between events replicas (no queue group: every replica hears it):
- * queues that got events (`wake`), and the newest poll parked on a queue (`supplant`, so the
- * replica holding an older poll of that queue ends it). Not for other services. `from`: the
- * sending replica, which has already woken its own polls (replicas that do not send it are
- * heard as before).
+ * Core-NATS broadcast (no queue group: every subscriber hears it) about event queues: queues
+ * that got events (`wake`, sent by the events service after each append, and when it deletes
+ * queues), and the newest poll parked on a queue (`supplant`, sent by the gateway that parked
+ * it, so the gateway holding an older poll of that queue ends it). Heard by every gateway's
+ * PollHub (@zc/shared/event-queues); not for other services.
  */
 export const EventsBroadcast = Type.Object({
   wake: Type.Optional(Type.Array(Type.String())),
-  from: Type.Optional(Type.String()),
   supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;
 export const eventsBroadcast = broadcast('events.bcast.v1.queues', EventsBroadcast);
-
-/**
- * Every events replica says it is alive this often (`eventsAlive`, core NATS). A gateway
- * holding a poll parked on a replica (`Bus.requestHeld`, the replica named itself) stops
- * waiting for it once it has been silent a few beats: a paused or cut-off replica would
- * otherwise keep its polls unanswered until the heartbeat (45–55 s).
- */
-export const EVENTS_ALIVE_EVERY_MS = 1_000;
-export const EventsAlive = Type.Object({ replica: Type.String() });
-export type EventsAlive = Static<typeof EventsAlive>;
-export const eventsAlive = broadcast('events.bcast.v1.alive', EventsAlive);

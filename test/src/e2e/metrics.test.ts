@@ -46,7 +46,7 @@ t.test('bus RED, outbox, JetStream lag, event queues and delivery latency in /me
   t.equal(got, 3, 'the receiver has the messages');
   await sys.flushOutboxes();
 
-  const text = async (name: 'messages' | 'events' | 'subscriptions') => {
+  const text = async (name: 'messages' | 'events' | 'subscriptions' | 'gateway') => {
     const list = sys.services.get(name) ?? [];
     return (await Promise.all(list.map((s) => s.ctx.metrics.metrics()))).join('\n');
   };
@@ -64,11 +64,14 @@ t.test('bus RED, outbox, JetStream lag, event queues and delivery latency in /me
 
   const events = await text('events');
   t.ok((sample(events, 'zc_event_queues') ?? 0) >= 1, 'live event queues counted by the leader');
-  t.ok(sample(events, 'zc_events_parked_polls') !== undefined, 'parked polls');
   t.ok(sample(events, 'zc_jetstream_consumer_pending_messages', { stream: `${sys.env.prefix}_events_inbox`.toUpperCase() }) !== undefined, 'the inbox backlog (the leader consumer lag)');
   t.ok((sample(events, 'zc_event_delivery_latency_seconds_count', { type: 'message' }) ?? 0) >= 3, 'send-to-delivery latency observed per message');
   t.ok(sample(events, 'zc_event_delivery_latency_seconds_bucket', { type: 'message', le: '+Inf' }) !== undefined);
 
-  const all = `${messages}\n${subscriptions}\n${events}`;
+  // The gateway holds the long-polls (it serves GET /events from the queues in Redis).
+  const gateway = await text('gateway');
+  t.ok(sample(gateway, 'zc_events_parked_polls') !== undefined, 'parked polls');
+
+  const all = `${messages}\n${subscriptions}\n${events}\n${gateway}`;
   t.notMatch(all, new RegExp(`queue_id|"${reg.body.queue_id}"|user_id=`), 'no ids in labels');
 });

@@ -36,7 +36,7 @@ async function echoGateway(t: { teardown(fn: () => unknown): void }, sys: System
     redis,
     config,
     log,
-    gateway: { port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0, authCacheTtlMs: 30_000, maxConcurrentPerUser: 0, trustProxy: false, accessLog: false, pollWindowMs: 56_000 },
+    gateway: { port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0, authCacheTtlMs: 30_000, maxConcurrentPerUser: 0, trustProxy: false, accessLog: false, heartbeatMs: () => 50_000 },
   });
   const specs = {
     n: int(),

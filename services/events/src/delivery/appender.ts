@@ -27,7 +27,7 @@ import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
 import type { CursorMove, QueueSettings, QueuedEvent } from '../store/queue-store.js';
-import type { PollHub } from './poll-hub.js';
+import type { QueueWaker } from './wake.js';
 
 /** Consumers of the inbox are `events_notify_<term>`: one per leadership term. */
 const DURABLE_PREFIX = 'events_notify';
@@ -78,7 +78,7 @@ export class Appender {
 
   constructor(
     private readonly deps: EventsDeps,
-    private readonly hub: PollHub,
+    private readonly hub: QueueWaker,
     /** Told of every event appended to the queues: its type and seconds since it was stored. */
     private readonly onDelivered?: (eventType: string, seconds: number) => void,
   ) {}

@@ -2,7 +2,8 @@
  * The registry's epoch: a random token created with the first queue of a Redis dataset and
  * recreated when the dataset is lost (FLUSHALL, a restart without persistence). Every queue
  * records the epoch it was created in; a queue from another epoch is treated as lost, and
- * the appender restarts from the new cursor when the epoch changes under it. A new registry
+ * the appender restarts from the new cursor when the epoch changes under it (the gateway's
+ * poll path checks a queue's epoch itself, @zc/shared/event-queues' PollStore). A new registry
  * starts delivering at the inbox's end, since no queue of it can want an older event.
  */
 import { randomUUID } from 'node:crypto';
@@ -10,8 +11,6 @@ import type { Bus } from '@zc/shared/bus';
 import type { QueueStore } from '../store/queue-store.js';
 
 export class Registry {
-  private known: string | undefined;
-
   constructor(
     private readonly store: QueueStore,
     private readonly bus: Bus,
@@ -26,23 +25,12 @@ export class Registry {
 
   /** The current epoch and cursor, creating the registry if the dataset has none. */
   async ensure(): Promise<{ epoch: string; cursor: number }> {
-    const reg = (await this.store.readRegistry()) ?? (await this.store.ensureRegistry(randomUUID(), (await this.inboxState()).lastSeq));
-    this.known = reg.epoch;
-    return reg;
+    return (await this.store.readRegistry()) ?? (await this.store.ensureRegistry(randomUUID(), (await this.inboxState()).lastSeq));
   }
 
   /** Starts a new epoch at `cursor`: every existing queue becomes unknown to clients. */
   async reset(cursor: number): Promise<{ epoch: string; cursor: number }> {
     await this.store.deleteRegistry();
-    const reg = await this.store.ensureRegistry(randomUUID(), cursor);
-    this.known = reg.epoch;
-    return reg;
-  }
-
-  /** Whether `epoch` is the current one (asks Redis only when it differs from the last seen). */
-  async isCurrent(epoch: string): Promise<boolean> {
-    if (epoch === this.known) return true;
-    this.known = (await this.store.readRegistry())?.epoch;
-    return epoch === this.known;
+    return this.store.ensureRegistry(randomUUID(), cursor);
   }
 }

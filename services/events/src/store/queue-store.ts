@@ -1,25 +1,13 @@
 /**
- * The queue registry and the event queues in Redis. Keys (under the configured prefix):
- *
- *   evq:{<queue_id>}:meta     hash: owner, filter settings, snapshots, next id, acknowledged id,
- *                             last applied JetStream seq, epoch, poll generation
- *   evq:{<queue_id>}          stream: the queue's unacknowledged events, entry id `<event id>-1`
- *   evq:user:<user_id>        set: the user's queue ids (an index; dead ids are pruned lazily)
- *   evq:realm:<realm_id>:public  set: queues registered with all_public_streams
- *   evq:registry              hash: epoch (random, new whenever the dataset was lost) and the
- *                             delivery cursor (last JetStream seq applied to every queue)
- *   evq:leader                string: the token of the replica appending events
- *   evq:leader:term           integer: the leadership term, incremented by each new leader
- *
- * The hash tag keeps one queue's two keys in one cluster slot, so the per-queue scripts work
- * on Redis Cluster; the indexes and the registry are separate single-key operations, except
- * the appender's read of many users' indexes at once (MEMBERS_OF_MANY) and its appends to many
+ * The events service's side of the event queues in Redis (@zc/shared/event-queues has the key
+ * layout and the poll side, which the gateway runs): the registry, the leader lock, a queue's
+ * creation, /register's end, deletion, and the appends. Both queue keys carry a TTL (the
+ * queue's idle lifespan), refreshed when a poll parks or ends, so Redis itself expires idle
+ * queues. The appender reads many users' indexes at once (MEMBERS_OF_MANY) and appends to many
  * queues at once (APPEND): those need one Redis, not a Cluster.
- * Both queue keys carry a TTL (the queue's idle lifespan), refreshed when a poll parks or
- * ends, so Redis itself expires idle queues.
  */
 import type { Redis } from '@zc/shared/redis';
-import { RedisBatch, redisKey, resultValue } from '@zc/shared/redis';
+import { leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
 import type { NarrowTerm } from '../lib/narrow.js';
 import * as lua from './scripts.js';
 
@@ -52,23 +40,12 @@ export interface QueuedEvent {
   json: string;
 }
 
-export type PollMode = 'ack' | 'park' | 'wake';
-
-export type PollResult =
-  | { status: 'ok'; epoch: string; events: Array<{ id: number; json: string }> }
-  | { status: 'parked'; epoch: string; generation: number; previousParker: string }
-  | { status: 'gone' | 'overflowed' }
-  | { status: 'pruned' | 'missing'; id: number };
-
 type ScriptFn = (...args: Array<string | number>) => Promise<unknown>;
 type Scripted = Record<string, ScriptFn>;
 
 const SCRIPTS = {
   zcEvqCreate: [2, lua.CREATE],
   zcEvqFinishRegister: [2, lua.FINISH_REGISTER],
-  zcEvqPoll: [2, lua.POLL],
-  zcEvqRelease: [2, lua.RELEASE],
-  zcEvqHeartbeat: [2, lua.HEARTBEAT],
   zcEvqDelete: [2, lua.DELETE],
   zcEvqEnsureRegistry: [1, lua.ENSURE_REGISTRY],
   zcEvqAdvanceCursor: [1, lua.ADVANCE_CURSOR],
@@ -93,13 +70,6 @@ const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
 
 export class QueueStore {
-  /**
-   * Polls, heartbeats and releases: when a message lands, every parked poll of its recipients
-   * re-reads its queue at once, and their scripts go to Redis as one pipeline (one write)
-   * rather than one by one. They all go this way, so those of one queue stay in order.
-   */
-  private readonly batch: RedisBatch;
-
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -110,19 +80,12 @@ export class QueueStore {
     for (const [name, source] of Object.entries(VARIADIC_SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, { lua: source });
     }
-    this.batch = new RedisBatch(redis);
-  }
-
-  /** Runs one defined script in the shared batch. */
-  private async batched(name: keyof typeof SCRIPTS, ...args: Array<string | number>): Promise<unknown> {
-    const [r] = await this.batch.run((p) => void (p as unknown as Scripted)[name]?.(...args));
-    return resultValue(r);
   }
 
   /** Live event queues (one meta key each), counted with SCAN: O(keys), for a gauge read rarely. */
   async countQueues(): Promise<number> {
     let n = 0;
-    const pattern = `${redisKey(this.prefix, 'evq', '{')}*}:meta`;
+    const pattern = queueMetaPattern(this.prefix);
     for await (const keys of this.redis.scanStream({ match: pattern, count: 1000 }) as AsyncIterable<string[]>) n += keys.length;
     return n;
   }
@@ -132,28 +95,28 @@ export class QueueStore {
   }
 
   metaKey(queueId: string): string {
-    return redisKey(this.prefix, 'evq', `{${queueId}}`, 'meta');
+    return queueMetaKey(this.prefix, queueId);
   }
   streamKey(queueId: string): string {
-    return redisKey(this.prefix, 'evq', `{${queueId}}`);
+    return queueStreamKey(this.prefix, queueId);
   }
   private queueKeys(queueId: string): [string, string] {
-    return [this.metaKey(queueId), this.streamKey(queueId)];
+    return queueKeys(this.prefix, queueId);
   }
   private userIndexKey(userId: number): string {
-    return redisKey(this.prefix, 'evq', 'user', userId);
+    return userQueuesKey(this.prefix, userId);
   }
   private publicIndexKey(realmId: number): string {
-    return redisKey(this.prefix, 'evq', 'realm', realmId, 'public');
+    return realmPublicQueuesKey(this.prefix, realmId);
   }
   get registryKey(): string {
-    return redisKey(this.prefix, 'evq', 'registry');
+    return registryKey(this.prefix);
   }
   get leaderKey(): string {
-    return redisKey(this.prefix, 'evq', 'leader');
+    return leaderKey(this.prefix);
   }
   get termKey(): string {
-    return redisKey(this.prefix, 'evq', 'leader', 'term');
+    return leaderTermKey(this.prefix);
   }
 
   // --- registry and leadership -------------------------------------------------------------
@@ -251,49 +214,6 @@ export class QueueStore {
     const pairs = Object.entries(snapshots).flat();
     const r = Number(await this.scripts.zcEvqFinishRegister(...this.queueKeys(queueId), Object.keys(snapshots).length, ...pairs));
     return r === -2 ? undefined : r;
-  }
-
-  /**
-   * See POLL. `park` options are needed for mode 'park', `generation` for 'wake'; `guest`:
-   * the poller's current role is guest, so an all_public_streams queue of theirs is dropped.
-   */
-  async poll(
-    queueId: string,
-    userId: number,
-    lastEventId: number,
-    o: { mode: PollMode; max: number; nowMs?: number; parkTtlExtraMs?: number; replica?: string; generation?: number; guest?: boolean },
-  ): Promise<PollResult> {
-    const r = (await this.batched(
-      'zcEvqPoll',
-      ...this.queueKeys(queueId),
-      userId,
-      lastEventId,
-      o.max,
-      o.mode,
-      o.nowMs ?? Date.now(),
-      o.parkTtlExtraMs ?? 0,
-      o.replica ?? '',
-      o.generation ?? 0,
-      o.guest === true ? 1 : 0,
-    )) as string[];
-    const status = r[0];
-    if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };
-    if (status === 'parked') return { status, epoch: r[1] as string, generation: Number(r[2]), previousParker: r[3] as string };
-    if (status !== 'ok') return { status: status === 'overflowed' ? 'overflowed' : 'gone' };
-    const events: Array<{ id: number; json: string }> = [];
-    for (let i = 2; i + 1 < r.length; i += 2) {
-      events.push({ id: Number.parseInt(r[i] as string, 10), json: r[i + 1] as string });
-    }
-    return { status: 'ok', epoch: r[1] as string, events };
-  }
-
-  /** A parked poll of `generation` ended without events; -1 if the queue is dead. */
-  async release(queueId: string, nowMs: number, generation: number): Promise<number> {
-    return Number(await this.batched('zcEvqRelease', ...this.queueKeys(queueId), nowMs, generation));
-  }
-
-  async heartbeat(queueId: string): Promise<number> {
-    return Number(await this.batched('zcEvqHeartbeat', ...this.queueKeys(queueId)));
   }
 
   /** Deletes the queue if `userId` owns it; false if it did not exist (or was not theirs). */

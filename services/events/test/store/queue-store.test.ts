@@ -1,10 +1,13 @@
 /**
- * The queue scripts against a real Redis: ids, acknowledgement rules, snapshot filtering at
- * and after /register, duplicate suppression by inbox seq, overflow, and lost keys.
+ * The queue scripts against a real Redis, the events service's (register, append) and the
+ * gateway's (poll, park, release, heartbeat) on the same queues: ids, acknowledgement rules,
+ * snapshot filtering at and after /register, duplicate suppression by inbox seq, overflow,
+ * and lost keys.
  */
 import t from 'tap';
 import { Redis } from '@zc/shared/redis';
 import { testEnv } from '@zc/shared/testing';
+import { PollStore } from '@zc/shared/event-queues';
 import { QueueStore, type NewQueue, type QueuedEvent } from '../../src/store/queue-store.js';
 
 const ev = (seq: number, txid: number | '', origin = 'drafts', body: Record<string, unknown> = { type: 'drafts', n: seq }): QueuedEvent => ({
@@ -19,6 +22,8 @@ t.test('queue store', async (t) => {
   const redis = new Redis(env.infra.redisUrl);
   t.teardown(() => redis.disconnect());
   const store = new QueueStore(redis, env.prefix);
+  // The gateway's side of the same queues (GET /events).
+  const polls = new PollStore(redis, env.prefix);
   let n = 0;
   const newQueue = async (over: Partial<NewQueue> = {}): Promise<string> => {
     const queueId = `q${++n}`;
@@ -33,7 +38,7 @@ t.test('queue store', async (t) => {
   const append = async (queueId: string, events: QueuedEvent[], max = 100, term = 1, maxBytes = 1 << 20) =>
     (await store.append(new Map([[queueId, events]]), { maxEvents: max, maxBytes }, term)).get(queueId);
   const ids = async (queueId: string, after = -1) => {
-    const r = await store.poll(queueId, 10, after, { mode: 'wake', max: 100 });
+    const r = await polls.poll(queueId, 10, after, { mode: 'wake', max: 100 });
     return r.status === 'ok' ? r.events.map((e) => [e.id, JSON.parse(e.json).n]) : r.status;
   };
 
@@ -55,7 +60,7 @@ t.test('queue store', async (t) => {
     t.same(await ids(q), [[1, 2], [3, 4], [4, 5], [5, 6]], 'txids 9 and 11 were in the state; other origins and plain events stay');
     t.equal(await append(q, [ev(7, 8), ev(8, 12), ev(9, 20)]), 2, 'a late event the snapshot holds is dropped on arrival');
     t.same((await ids(q, 5)), [[6, 8], [7, 9]]);
-    const all = await store.poll(q, 10, last as number, { mode: 'ack', max: 100 });
+    const all = await polls.poll(q, 10, last as number, { mode: 'ack', max: 100 });
     t.equal(all.status, 'ok', 'acknowledging last_event_id is fine');
   });
 
@@ -63,12 +68,12 @@ t.test('queue store', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
     await append(q, [ev(1, ''), ev(2, ''), ev(3, '')]);
-    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 100 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] });
-    t.same(await store.poll(q, 10, 0, { mode: 'ack', max: 100 }), { status: 'pruned', id: 1 });
-    t.same(await store.poll(q, 10, 9, { mode: 'ack', max: 100 }), { status: 'missing', id: 9 });
-    t.same(await store.poll(q, 11, 1, { mode: 'ack', max: 100 }), { status: 'gone' }, "another user's queue");
-    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 1 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] }, 'the same ack again is fine');
-    t.equal(await store.heartbeat(q), 3, 'a heartbeat uses an id');
+    t.same(await polls.poll(q, 10, 1, { mode: 'ack', max: 100 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] });
+    t.same(await polls.poll(q, 10, 0, { mode: 'ack', max: 100 }), { status: 'pruned', id: 1 });
+    t.same(await polls.poll(q, 10, 9, { mode: 'ack', max: 100 }), { status: 'missing', id: 9 });
+    t.same(await polls.poll(q, 11, 1, { mode: 'ack', max: 100 }), { status: 'gone' }, "another user's queue");
+    t.same(await polls.poll(q, 10, 1, { mode: 'ack', max: 1 }), { status: 'ok', epoch: 'e1', events: [{ id: 2, json: ev(3, '').json }] }, 'the same ack again is fine');
+    t.equal(await polls.heartbeat(q), 3, 'a heartbeat uses an id');
   });
 
   t.test('overflow drops the queue', async (t) => {
@@ -76,7 +81,7 @@ t.test('queue store', async (t) => {
     await store.finishRegister(q, {});
     t.equal(await append(q, [ev(1, ''), ev(2, '')], 2), 2);
     t.equal(await append(q, [ev(3, '')], 2), -2);
-    t.same(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' });
+    t.same(await polls.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' });
     t.equal(await append(q, [ev(4, '')], 2), -1);
   });
 
@@ -87,26 +92,26 @@ t.test('queue store', async (t) => {
       await store.finishRegister(q, {});
       t.equal(await append(q, [ev(1, '')]), 1);
     }
-    t.match(await store.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'a member reads it');
-    t.same(await store.poll(everything, 10, -1, { mode: 'wake', max: 10, guest: true }), { status: 'gone' }, 'not once a guest');
+    t.match(await polls.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'a member reads it');
+    t.same(await polls.poll(everything, 10, -1, { mode: 'wake', max: 10, guest: true }), { status: 'gone' }, 'not once a guest');
     t.equal(await redis.exists(store.metaKey(everything), store.streamKey(everything)), 0, 'and it is deleted');
-    t.same(await store.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'gone' });
-    t.match(await store.poll(own, 10, -1, { mode: 'park', max: 10, guest: true }), { status: 'ok', events: [{ id: 0 }] }, "a guest's ordinary queue stays");
+    t.same(await polls.poll(everything, 10, -1, { mode: 'ack', max: 10 }), { status: 'gone' });
+    t.match(await polls.poll(own, 10, -1, { mode: 'park', max: 10, guest: true }), { status: 'ok', events: [{ id: 0 }] }, "a guest's ordinary queue stays");
   });
 
   t.test('a queue holds at most so many bytes of unacknowledged events; acknowledged ones free their share', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
-    t.match(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'the client polls');
+    t.match(await polls.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' }, 'the client polls');
     const big = (seq: number) => ev(seq, '', 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(380) });
     const size = big(1).json.length;
     t.equal(await append(q, [big(1), big(2)], 100, 1, 3 * size), 2, 'two fit in three');
     t.equal(await redis.hget(store.metaKey(q), 'bytes'), String(2 * size), 'counted');
-    t.match(await store.poll(q, 10, 0, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 1 }] }, 'the first is acknowledged');
+    t.match(await polls.poll(q, 10, 0, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 1 }] }, 'the first is acknowledged');
     t.equal(await redis.hget(store.metaKey(q), 'bytes'), String(size), 'and no longer counts');
     t.equal(await append(q, [big(3), big(4)], 100, 1, 3 * size), 2, 'so two more fit');
     t.equal(await append(q, [big(5)], 100, 1, 3 * size), -2, 'a fourth unacknowledged one overflows the queue');
-    t.same(await store.poll(q, 10, 1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'the client is told to register again');
+    t.same(await polls.poll(q, 10, 1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'the client is told to register again');
 
     const r = await newQueue();
     t.equal(await append(r, [ev(1, 9, 'users'), ev(2, '')], 100, 1, 1 << 20), 2);
@@ -122,12 +127,12 @@ t.test('queue store', async (t) => {
     await store.finishRegister(unpolled, {});
     t.equal(await append(unpolled, [big(1), big(2)], 100, 1, budget), 2, 'two fit in a sixteenth');
     t.equal(await append(unpolled, [big(3)], 100, 1, budget), -2, 'a third overflows the queue nobody polled');
-    t.same(await store.poll(unpolled, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'its client, if it comes, registers again');
+    t.same(await polls.poll(unpolled, 10, -1, { mode: 'ack', max: 10 }), { status: 'overflowed' }, 'its client, if it comes, registers again');
 
     const polled = await newQueue();
     await store.finishRegister(polled, {});
     t.equal(await append(polled, [big(1), big(2)], 100, 1, budget), 2);
-    t.match(await store.poll(polled, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 0 }, { id: 1 }] }, 'polled (nothing acknowledged)');
+    t.match(await polls.poll(polled, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok', events: [{ id: 0 }, { id: 1 }] }, 'polled (nothing acknowledged)');
     t.equal(await append(polled, [big(3), big(4), big(5)], 100, 1, budget), 3, 'now it holds more than a sixteenth');
   });
 
@@ -136,7 +141,7 @@ t.test('queue store', async (t) => {
     await store.finishRegister(q, {});
     t.ok((await redis.pttl(store.metaKey(q))) <= 60_000, 'never polled: a minute');
     t.ok((await redis.pttl(store.streamKey(q))) <= 60_000);
-    t.match(await store.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' });
+    t.match(await polls.poll(q, 10, -1, { mode: 'ack', max: 10 }), { status: 'ok' });
     t.ok((await redis.pttl(store.metaKey(q))) > 3_500_000, 'polled once (dont_block): its hour');
     t.ok((await redis.pttl(store.streamKey(q))) > 3_500_000);
   });
@@ -145,30 +150,30 @@ t.test('queue store', async (t) => {
     const q = await newQueue();
     await store.finishRegister(q, {});
     await redis.del(store.streamKey(q));
-    t.same(await store.poll(q, 10, -1, { mode: 'wake', max: 10 }), { status: 'gone' });
+    t.same(await polls.poll(q, 10, -1, { mode: 'wake', max: 10 }), { status: 'gone' });
     t.equal(await redis.exists(store.metaKey(q)), 0, 'the leftover meta was removed');
     t.equal(await append(q, [ev(1, '')]), -1);
     t.equal(await redis.exists(store.streamKey(q), store.metaKey(q)), 0, 'nothing was recreated');
-    t.same(await store.poll(q, 10, -1, { mode: 'park', max: 10 }), { status: 'gone' });
-    t.equal(await store.release(q, Date.now(), 1), -1);
-    t.equal(await store.heartbeat(q), -1);
+    t.same(await polls.poll(q, 10, -1, { mode: 'park', max: 10 }), { status: 'gone' });
+    t.equal(await polls.release(q, Date.now(), 1), -1);
+    t.equal(await polls.heartbeat(q), -1);
   });
 
   t.test('parking: generations, the parker, a life while parked; ending never shortens it', async (t) => {
     const q = await newQueue({ lifespanMs: 1000 });
     await store.finishRegister(q, {});
-    const park = (replica: string) => store.poll(q, 10, -1, { mode: 'park', max: 10, parkTtlExtraMs: 5000, replica });
+    const park = (replica: string) => polls.poll(q, 10, -1, { mode: 'park', max: 10, parkTtlExtraMs: 5000, parker: replica });
     t.same(await park('r1'), { status: 'parked', epoch: 'e1', generation: 1, previousParker: '' });
     t.same(await park('r2'), { status: 'parked', epoch: 'e1', generation: 2, previousParker: 'r1' }, 'the newer poll learns who held the older one');
     t.ok((await redis.pttl(store.metaKey(q))) > 5000, 'a parked queue outlives its lifespan');
-    await store.release(q, Date.now(), 1);
+    await polls.release(q, Date.now(), 1);
     t.ok((await redis.pttl(store.streamKey(q))) > 5000, 'a release never shortens the life another park gave');
     t.equal(await redis.hget(store.metaKey(q), 'parked_on'), 'r2', 'an older generation does not clear the parker');
     await append(q, [ev(1, '')]);
-    t.match(await store.poll(q, 10, -1, { mode: 'wake', max: 10, generation: 2 }), { status: 'ok', events: [{ id: 0 }] });
+    t.match(await polls.poll(q, 10, -1, { mode: 'wake', max: 10, generation: 2 }), { status: 'ok', events: [{ id: 0 }] });
     t.equal(await redis.hget(store.metaKey(q), 'parked_on'), '', 'a poll ending with events clears itself');
     t.match(await park('r1'), { status: 'ok', events: [{ id: 0 }] }, 'with events waiting, a park answers at once');
-    t.equal(await store.release(q, Date.now(), 3), 0);
+    t.equal(await polls.release(q, Date.now(), 3), 0);
   });
 
   t.test('user index: dead queues are pruned; delete checks the owner', async (t) => {

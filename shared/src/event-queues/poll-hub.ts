@@ -1,28 +1,29 @@
 /**
- * GET /events on this replica: acknowledging, immediate replies, and parked long-polls.
+ * GET /events in the process that holds the client's HTTP request (the gateway): acknowledging,
+ * immediate replies, and parked long-polls, straight from the queues in Redis.
  *
- * A parked poll is a small record in `parked` (queue id → poll) plus a heartbeat timer; the
- * bus request that asked stays open until it ends. It ends when events reach its queue (the
- * appender broadcasts the touched queue ids to every replica), with a heartbeat after
- * 45–55 s, when a newer poll on the same queue parks anywhere (broadcast with the poll's
- * generation, so the older one ends with `events: []`), or when this replica stops (also
- * `events: []`: nothing is lost, since only the client's next last_event_id acknowledges).
+ * A parked poll is a small record in `parked` (queue id → poll) plus a heartbeat timer. It
+ * ends when events reach its queue (the events service's appender broadcasts the touched
+ * queue ids to every gateway), with a heartbeat after 45–55 s, when a newer poll on the same
+ * queue parks anywhere (broadcast with the poll's generation, so the older one ends with
+ * `events: []`), when its client leaves (the park is released in Redis), or when this
+ * gateway stops (also `events: []`: nothing is lost, since only the client's next
+ * last_event_id acknowledges).
  */
 import { randomUUID } from 'node:crypto';
-import { EVENTS_ALIVE_EVERY_MS, eventsAlive, eventsBroadcast, isGuest, type EventsBroadcast, type GetEventsReply, type GetEventsRequest } from '@zc/shared/contracts';
-import { AppError, badRequest } from '@zc/shared/errors';
-import type { EventsDeps } from '../deps.js';
-import type { PollResult, QueueStore } from '../store/queue-store.js';
+import type { Bus } from '../bus/index.js';
+import { eventsBroadcast } from '../contracts/index.js';
+import { AppError, badRequest } from '../errors/index.js';
+import type { Logger } from '../logging/index.js';
+import type { PollOptions, PollResult, PollStore } from './poll-store.js';
 
 export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
 /** A parked poll keeps its queue alive this much longer than its lifespan (covers the longest park). */
 const PARK_TTL_SLACK_MS = 90_000;
-/** One reply stays well under NATS's default 1 MiB message limit. */
+/** One reply stays small enough for a client to take in at once. */
 const MAX_EVENTS_PER_REPLY = 1000;
 const MAX_REPLY_BYTES = 512 * 1024;
-/** A heartbeat is sent this long before the caller's deadline, so it reaches the caller in time. */
-const HEARTBEAT_BEFORE_DEADLINE_MS = 1_000;
 
 /**
  * An event's JSON text (an object, as the appender stored it) with the queue's event id put
@@ -33,13 +34,39 @@ export function withId(id: number, json: string): string {
   return json.length > 2 ? `{"id":${id},${json.slice(1)}` : `{"id":${id}}`;
 }
 
+/**
+ * A GET /events answer with its events as JSON text (an array, each event with its `id`),
+ * spliced into the response as it is; `queue_id` is there when the answer ends a parked
+ * poll (Zulip's shape).
+ */
+export interface PollReply {
+  events_json: string;
+  queue_id?: string;
+}
+
+export interface PollRequest {
+  queueId: string;
+  userId: number;
+  /** The poller's current role is guest (the gateway checks it on every request). */
+  guest: boolean;
+  lastEventId: number;
+  dontBlock: boolean;
+}
+
+export interface PollHubOptions {
+  bus: Bus;
+  store: PollStore;
+  log: Logger;
+  /** Delay of a parked poll's heartbeat (Zulip: 45 + rand(0..10) s). */
+  heartbeatMs: () => number;
+}
+
 const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
-const noEvents = (queueId: string): GetEventsReply => ({ events_json: '[]', queue_id: queueId });
+const noEvents = (queueId: string): PollReply => ({ events_json: '[]', queue_id: queueId });
 
 interface Parked {
   queueId: string;
   userId: number;
-  /** The poller's role when it parked (the gateway re-checks it on every request). */
   guest: boolean;
   lastEventId: number;
   /** Set once Redis has counted this poll; 0 until then. */
@@ -48,23 +75,18 @@ interface Parked {
   reading: boolean;
   wokenWhileReading: boolean;
   done: boolean;
-  resolve(reply: GetEventsReply): void;
+  resolve(reply: PollReply): void;
   reject(e: unknown): void;
 }
 
-
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
-  /**
-   * Recorded in a queue while a poll of this replica is parked on it; gateways holding a poll
-   * parked here learn it and hear it in `eventsAlive` every second.
-   */
-  readonly replicaId = randomUUID();
+  /** Recorded in a queue while a poll of this hub is parked on it, so a newer poll elsewhere ends ours. */
+  readonly id = randomUUID();
   private stopListening?: () => void;
-  private aliveTimer?: NodeJS.Timeout;
   private stopping = false;
 
-  constructor(private readonly deps: EventsDeps) {}
+  constructor(private readonly o: PollHubOptions) {}
 
   /** Number of polls parked here (metrics, tests). */
   get parkedCount(): number {
@@ -72,63 +94,41 @@ export class PollHub {
   }
 
   start(): void {
-    this.stopListening = this.deps.bus.listen([eventsBroadcast], (_subject, b) => {
-      if (b.wake && b.from !== this.replicaId) this.wake(b.wake);
+    this.stopListening = this.o.bus.listen([eventsBroadcast], (_subject, b) => {
+      if (b.wake) {
+        for (const id of b.wake) {
+          const p = this.parked.get(id);
+          if (p) this.check(p);
+        }
+      }
       if (b.supplant) {
         const p = this.parked.get(b.supplant.queue_id);
         if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, noEvents(p.queueId));
       }
     });
-    const beat = () => this.deps.bus.broadcast(eventsAlive, { replica: this.replicaId });
-    beat();
-    this.aliveTimer = setInterval(beat, EVENTS_ALIVE_EVERY_MS);
   }
 
-  /**
-   * Tells every replica that these queues have new events. This replica's own polls re-read
-   * at once rather than when its broadcast comes back from the NATS server (a round trip, and
-   * the whole list parsed again, per appended batch).
-   */
-  broadcastWake(queueIds: readonly string[]): void {
-    if (queueIds.length === 0) return;
-    this.wake(queueIds);
-    this.publish({ wake: [...queueIds], from: this.replicaId });
-  }
-
-  private wake(queueIds: readonly string[]): void {
-    for (const id of queueIds) {
-      const p = this.parked.get(id);
-      if (p) this.check(p);
-    }
-  }
-
-  private publish(b: EventsBroadcast): void {
-    const { bus } = this.deps;
-    bus.broadcast(eventsBroadcast, b);
-  }
-
-  /** Ends every parked poll with no events; new polls answer at once from now on. */
+  /** Ends every parked poll with no events and releases its park; new polls answer at once from now on. */
   stop(): void {
     this.stopping = true;
-    clearInterval(this.aliveTimer);
-    for (const p of [...this.parked.values()]) {
-      this.finish(p, noEvents(p.queueId));
-      this.deps.store.release(p.queueId, Date.now(), p.generation).catch((err) => this.deps.log.warn({ err }, 'queue release failed'));
-    }
+    for (const p of [...this.parked.values()]) this.leave(p);
     this.stopListening?.();
   }
 
-  /** `deadline`: when the caller stops waiting; a parked poll's heartbeat comes before it. */
-  async getEvents(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
-    if (r.dont_block || this.stopping) {
-      const events = this.eventsOf(r.queue_id, await this.poll(r.queue_id, r.actor.user_id, r.last_event_id, { mode: 'ack', guest: isGuest(r.actor) }));
-      return events.length > 0 || r.dont_block ? { events_json: eventsJson(events) } : noEvents(r.queue_id);
+  /**
+   * Answers a poll: at once when it may not block or events wait, else when it ends parked.
+   * `whenGone` is given the function that ends the park when the client has left.
+   */
+  async getEvents(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollReply> {
+    if (r.dontBlock || this.stopping) {
+      const events = this.eventsOf(r.queueId, await this.poll(r.queueId, r.userId, r.lastEventId, { mode: 'ack', guest: r.guest }));
+      return events.length > 0 || r.dontBlock ? { events_json: eventsJson(events) } : noEvents(r.queueId);
     }
-    return this.park(r, deadline);
+    return this.park(r, whenGone);
   }
 
-  private poll(queueId: string, userId: number, lastEventId: number, o: Omit<Parameters<QueueStore['poll']>[3], 'max'>): Promise<PollResult> {
-    return this.deps.store.poll(queueId, userId, lastEventId, { max: MAX_EVENTS_PER_REPLY, ...o });
+  private poll(queueId: string, userId: number, lastEventId: number, o: Omit<PollOptions, 'max'>): Promise<PollResult> {
+    return this.o.store.poll(queueId, userId, lastEventId, { max: MAX_EVENTS_PER_REPLY, ...o });
   }
 
   /** The client events of a poll result, as JSON text each; errors for everything but events. */
@@ -155,21 +155,21 @@ export class PollHub {
   }
 
   private async assertCurrentEpoch(queueId: string, r: PollResult): Promise<void> {
-    if ((r.status === 'ok' || r.status === 'parked') && !(await this.deps.registry.isCurrent(r.epoch))) throw badEventQueueId(queueId);
+    if ((r.status === 'ok' || r.status === 'parked') && !(await this.o.store.isCurrentEpoch(r.epoch))) throw badEventQueueId(queueId);
   }
 
   /**
    * Acknowledges, then answers at once if events wait, else parks. The poll is listed here
    * before Redis is asked, so a wake that comes meanwhile is not missed: its re-read reaches
-   * Redis after the park on the same connection.
+   * Redis after the park, in the same pipeline order.
    */
-  private park(r: GetEventsRequest, deadline?: number): Promise<GetEventsReply> {
-    return new Promise<GetEventsReply>((resolve, reject) => {
+  private park(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollReply> {
+    return new Promise<PollReply>((resolve, reject) => {
       const p: Parked = {
-        queueId: r.queue_id,
-        userId: r.actor.user_id,
-        guest: isGuest(r.actor),
-        lastEventId: r.last_event_id,
+        queueId: r.queueId,
+        userId: r.userId,
+        guest: r.guest,
+        lastEventId: r.lastEventId,
         generation: 0,
         reading: false,
         wokenWhileReading: false,
@@ -180,12 +180,13 @@ export class PollHub {
       const older = this.parked.get(p.queueId);
       if (older) this.finish(older, noEvents(older.queueId));
       this.parked.set(p.queueId, p);
+      whenGone?.(() => this.leave(p));
       void (async () => {
         const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
           mode: 'park',
           nowMs: Date.now(),
           parkTtlExtraMs: PARK_TTL_SLACK_MS,
-          replica: this.replicaId,
+          parker: this.id,
           guest: p.guest,
         });
         await this.assertCurrentEpoch(p.queueId, res);
@@ -195,14 +196,14 @@ export class PollHub {
           this.finish(p, { events_json: eventsJson(events) });
           return;
         }
-        if (p.done) return;
         p.generation = res.generation;
-        // A poll parked on another replica is ended there; ours were ended above.
-        if (res.previousParker !== '' && res.previousParker !== this.replicaId) {
-          this.publish({ supplant: { queue_id: p.queueId, generation: res.generation } });
+        // Ended while Redis parked it (supplanted here, client gone, stopping): undo the park.
+        if (p.done) return this.release(p);
+        // A poll parked on another gateway is ended there; ours were ended above.
+        if (res.previousParker !== '' && res.previousParker !== this.id) {
+          this.o.bus.broadcast(eventsBroadcast, { supplant: { queue_id: p.queueId, generation: res.generation } });
         }
-        const heartbeatIn = Math.min(this.deps.config.heartbeatMs(), deadline !== undefined ? deadline - Date.now() - HEARTBEAT_BEFORE_DEADLINE_MS : Infinity);
-        p.timer = setTimeout(() => void this.heartbeat(p), Math.max(0, heartbeatIn));
+        p.timer = setTimeout(() => void this.heartbeat(p), this.o.heartbeatMs());
       })().catch((e) => this.fail(p, e));
     });
   }
@@ -210,7 +211,7 @@ export class PollHub {
   private async heartbeat(p: Parked): Promise<void> {
     try {
       if (p.done) return;
-      if ((await this.deps.store.heartbeat(p.queueId)) < 0) throw badEventQueueId(p.queueId);
+      if ((await this.o.store.heartbeat(p.queueId)) < 0) throw badEventQueueId(p.queueId);
       this.check(p);
     } catch (e) {
       this.fail(p, e);
@@ -245,13 +246,24 @@ export class PollHub {
     })();
   }
 
+  /** Ends a poll without events and clears its park in Redis (or has the park do it once counted). */
+  private leave(p: Parked): void {
+    if (p.done) return;
+    this.finish(p, noEvents(p.queueId));
+    if (p.generation > 0) this.release(p);
+  }
+
+  private release(p: Parked): void {
+    this.o.store.release(p.queueId, Date.now(), p.generation).catch((err: unknown) => this.o.log.warn({ err, queue_id: p.queueId }, 'queue release failed'));
+  }
+
   private fail(p: Parked, e: unknown): void {
     if (p.done) return;
     this.end(p);
     p.reject(e);
   }
 
-  private finish(p: Parked, reply: GetEventsReply): void {
+  private finish(p: Parked, reply: PollReply): void {
     if (p.done) return;
     this.end(p);
     p.resolve(reply);

@@ -1,6 +1,6 @@
 /** Event ids are spliced into the stored JSON text; the client must parse what parsing and re-serialising gave. */
 import t from 'tap';
-import { withId } from '../../src/delivery/poll-hub.js';
+import { withId } from '../src/event-queues/index.js';
 
 t.test('withId puts the queue id first without changing the event', async (t) => {
   const events = [

@@ -1,0 +1,172 @@
+/**
+ * GET /events as the gateways serve it (@zc/shared/event-queues' PollHub), on queues this
+ * service creates and appends to, against a real Redis and NATS: two hubs stand for two
+ * gateways, the QueueWaker for the appender's wake broadcast. Answers at once or parked,
+ * woken by a wake, supplanted by a newer poll on the same or the other gateway, ended by a
+ * heartbeat, by the client leaving (the park released in Redis) or by a gateway's stop, and
+ * the errors a client sees.
+ */
+import t from 'tap';
+import { Bus } from '@zc/shared/bus';
+import { PollHub, PollStore, type PollReply, type PollRequest } from '@zc/shared/event-queues';
+import { createLogger } from '@zc/shared/logging';
+import { Redis } from '@zc/shared/redis';
+import { testEnv } from '@zc/shared/testing';
+import { QueueWaker } from '../../src/delivery/wake.js';
+import { QueueStore, type NewQueue } from '../../src/store/queue-store.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const events = (r: PollReply) => JSON.parse(r.events_json) as Array<{ id: number; type: string; n?: number }>;
+
+t.test('poll hubs on two gateways', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'poll-hub-test', level: 'silent' });
+  const redis = new Redis(env.infra.redisUrl);
+  const buses = await Promise.all(['events', 'gw-a', 'gw-b'].map((name) => Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name, log })));
+  const [eventsBus, busA, busB] = buses as [Bus, Bus, Bus];
+  const store = new QueueStore(redis, env.prefix);
+  const waker = new QueueWaker(eventsBus);
+  const hubOn = (bus: Bus, heartbeatMs = 60_000) => {
+    const hub = new PollHub({ bus, store: new PollStore(redis, env.prefix), log, heartbeatMs: () => heartbeatMs });
+    hub.start();
+    t.teardown(() => hub.stop());
+    return hub;
+  };
+  const a = hubOn(busA);
+  const b = hubOn(busB);
+  t.teardown(async () => {
+    for (const bus of buses) await bus.close();
+    redis.disconnect();
+  });
+  await Promise.all(buses.map((bus) => bus.nc.flush()));
+
+  const registry = await store.ensureRegistry('e1', 0);
+  let n = 0;
+  const newQueue = async (over: Partial<NewQueue> = {}): Promise<string> => {
+    const queueId = `q${++n}`;
+    await store.create({ queueId, userId: 10, realmId: 1, eventTypes: null, narrow: [], applyMarkdown: true, clientGravatar: false, allPublicStreams: false, capabilities: {}, lifespanMs: 60_000, epoch: registry.epoch, ...over }, Date.now());
+    await store.finishRegister(queueId, {});
+    return queueId;
+  };
+  let seq = 0;
+  /** What the appender does: append, then wake every gateway. */
+  const deliver = async (queueId: string, count = 1) => {
+    const batch = Array.from({ length: count }, () => ({ seq: ++seq, origin: '', txid: '', json: JSON.stringify({ type: 'drafts', n: seq }) }));
+    await store.append(new Map([[queueId, batch]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    waker.broadcastWake([queueId]);
+  };
+  const ask = (queueId: string, lastEventId = -1, over: Partial<PollRequest> = {}): PollRequest => ({ queueId, userId: 10, guest: false, lastEventId, dontBlock: false, ...over });
+  const parkedOn = async (queueId: string) => redis.hget(store.metaKey(queueId), 'parked_on');
+  const untilParked = async (queueId: string, hub: PollHub) => {
+    for (let i = 0; i < 200 && (await parkedOn(queueId)) !== hub.id; i++) await sleep(10);
+  };
+
+  t.test('events waiting: answered at once, without queue_id; dont_block with none: []', async (t) => {
+    const q = await newQueue();
+    t.same(await a.getEvents(ask(q, -1, { dontBlock: true })), { events_json: '[]' });
+    await deliver(q, 2);
+    const r = await a.getEvents(ask(q));
+    t.same(events(r).map((e) => e.id), [0, 1]);
+    t.equal(r.queue_id, undefined);
+    t.same(events(await b.getEvents(ask(q, 0, { dontBlock: true }))).map((e) => e.id), [1], 'acknowledged up to last_event_id, on any gateway');
+  });
+
+  t.test('a parked poll answers when the wake comes, with its queue id', async (t) => {
+    const q = await newQueue();
+    const parked = a.getEvents(ask(q));
+    await untilParked(q, a);
+    t.equal(a.parkedCount, 1);
+    await deliver(q);
+    const r = await parked;
+    t.same(events(r).map((e) => [e.id, e.type]), [[0, 'drafts']]);
+    t.equal(r.queue_id, q);
+    t.equal(await parkedOn(q), '', 'a poll ending with events clears its park');
+    t.equal(a.parkedCount, 0);
+  });
+
+  t.test('a newer poll ends the older one, on the same gateway and on the other', async (t) => {
+    const q = await newQueue();
+    const first = a.getEvents(ask(q));
+    const second = a.getEvents(ask(q));
+    t.same(await first, { events_json: '[]', queue_id: q }, 'the older poll on this gateway');
+    await untilParked(q, a);
+    const third = b.getEvents(ask(q));
+    t.same(await second, { events_json: '[]', queue_id: q }, 'the older poll on the other gateway, by broadcast');
+    await untilParked(q, b);
+    await deliver(q);
+    t.same(events(await third).map((e) => e.id), [0], 'the newest gets the event');
+  });
+
+  t.test('a client that leaves ends its park, here and in Redis', async (t) => {
+    const q = await newQueue();
+    let leave = () => {};
+    const parked = a.getEvents(ask(q), (l) => (leave = l));
+    await untilParked(q, a);
+    leave();
+    t.same(await parked, { events_json: '[]', queue_id: q });
+    t.equal(a.parkedCount, 0);
+    for (let i = 0; i < 100 && (await parkedOn(q)) !== ''; i++) await sleep(10);
+    t.equal(await parkedOn(q), '', 'released');
+    await deliver(q);
+    t.same(events(await b.getEvents(ask(q))).map((e) => e.id), [0], 'the next poll gets what came meanwhile');
+  });
+
+  t.test('a client that leaves before Redis parked its poll: the park is undone when it lands', async (t) => {
+    const q = await newQueue();
+    const parked = a.getEvents(ask(q), (leave) => leave());
+    t.same(await parked, { events_json: '[]', queue_id: q });
+    for (let i = 0; i < 100 && (await redis.hget(store.metaKey(q), 'poll_gen')) !== '1'; i++) await sleep(10);
+    await sleep(50);
+    t.equal(await parkedOn(q), '', 'no parker left behind');
+  });
+
+  t.test('the heartbeat ends a quiet poll with a heartbeat event that uses an id', async (t) => {
+    const quick = hubOn(busA, 200);
+    const q = await newQueue();
+    const started = Date.now();
+    const r = await quick.getEvents(ask(q));
+    t.ok(Date.now() - started >= 190, 'not before the heartbeat delay');
+    t.same(events(r), [{ id: 0, type: 'heartbeat' }]);
+    t.equal(r.queue_id, q);
+    await deliver(q);
+    t.same(events(await a.getEvents(ask(q, 0))).map((e) => e.id), [1]);
+  });
+
+  t.test("a gateway's stop answers its parked polls at once and releases them; later polls do not park", async (t) => {
+    const stopping = hubOn(busB);
+    const q = await newQueue();
+    const parked = stopping.getEvents(ask(q));
+    await untilParked(q, stopping);
+    stopping.stop();
+    t.same(await parked, { events_json: '[]', queue_id: q });
+    for (let i = 0; i < 100 && (await parkedOn(q)) !== ''; i++) await sleep(10);
+    t.equal(await parkedOn(q), '', 'released');
+    t.same(await stopping.getEvents(ask(q)), { events_json: '[]', queue_id: q }, 'a poll during shutdown answers at once');
+  });
+
+  t.test('errors: unknown, deleted while parked, pruned, missing, another epoch, a guest', async (t) => {
+    const badQueue = (id: string) => ({ code: 'BAD_EVENT_QUEUE_ID', message: `Bad event queue ID: ${id}`, httpStatus: 400, data: { queue_id: id } });
+    await t.rejects(a.getEvents(ask('nope')), badQueue('nope'));
+    await t.rejects(a.getEvents(ask('nope', -1, { dontBlock: true })), badQueue('nope'));
+
+    const q = await newQueue();
+    await t.rejects(a.getEvents(ask(q, -1, { userId: 11 })), badQueue(q), "another user's queue");
+    const parked = a.getEvents(ask(q));
+    await untilParked(q, a);
+    t.ok(await store.delete(q, 10));
+    waker.broadcastWake([q]);
+    await t.rejects(parked, badQueue(q), 'DELETE /events ends the parked poll');
+
+    const r = await newQueue();
+    await deliver(r, 3);
+    await a.getEvents(ask(r, 1, { dontBlock: true }));
+    await t.rejects(a.getEvents(ask(r, 0)), { code: 'BAD_REQUEST', message: 'An event newer than 1 has already been pruned!', httpStatus: 400 });
+    await t.rejects(a.getEvents(ask(r, 9)), { code: 'BAD_REQUEST', message: 'Event 9 was not in this queue', httpStatus: 400 });
+
+    const old = await newQueue({ epoch: 'an-older-dataset' });
+    await t.rejects(a.getEvents(ask(old)), badQueue(old), 'a queue of another registry epoch is lost');
+
+    const everything = await newQueue({ allPublicStreams: true });
+    await t.rejects(a.getEvents(ask(everything, -1, { guest: true })), badQueue(everything), 'a guest may not poll an all_public_streams queue');
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Lua scripts on one queue's keys (KEYS[1] = meta hash, KEYS[2] = event stream): the poll
+ * side (POLL, RELEASE, HEARTBEAT), run by the gateway, and the prelude the events service's
+ * append-side scripts share. Each runs atomically, so a queue's ids, acknowledgements and
+ * snapshot filtering never interleave with another process's writes. Every script first
+ * checks the queue is alive: both keys exist (a queue whose meta or stream vanished —
+ * FLUSHALL, eviction, expiry — is dead, and its leftover key is removed, so nothing ever
+ * writes into a half-lost queue) and it has not overflowed. A stream entry's id is `<event id>-1`; its fields are `e` (event JSON without
+ * id), `o` (origin service) and `t` (writing transaction id), the last two empty for events
+ * that did not come from an outbox.
+ */
+
+/**
+ * Helpers every per-queue script starts with (the events service's scripts too). They act on
+ * the queue `meta` and `stream` name, so a script over many queues points those at each in turn.
+ */
+export const QUEUE_PRELUDE = `
+local meta, stream = KEYS[1], KEYS[2]
+local function state()
+  local m, s = redis.call('EXISTS', meta), redis.call('EXISTS', stream)
+  if m == 1 and redis.call('HGET', meta, 'overflowed') then return 'overflowed' end
+  if m == 0 or s == 0 then
+    redis.call('DEL', meta, stream)
+    return 'gone'
+  end
+  return 'ok'
+end
+-- pg_visible_in_snapshot for a snapshot written as 'xmin:xmax:xip,xip,...'.
+local function visible(txid, snap)
+  local xmin, xmax, xip = string.match(snap, '^(%d+):(%d+):(.*)$')
+  if not xmin then return false end
+  if txid < tonumber(xmin) then return true end
+  if txid >= tonumber(xmax) then return false end
+  for x in string.gmatch(xip, '%d+') do
+    if tonumber(x) == txid then return false end
+  end
+  return true
+end
+local function alreadyInState(origin, txid)
+  if origin == '' or txid == '' then return false end
+  local snap = redis.call('HGET', meta, 'snap:' .. origin)
+  return snap and visible(tonumber(txid), snap)
+end
+local function eventId(entryId)
+  return tonumber(string.match(entryId, '^(%d+)'))
+end
+-- Bytes of event JSON the queue holds unacknowledged ('bytes'), for the per-queue budget.
+local function entryBytes(entry)
+  for j = 1, #entry[2], 2 do
+    if entry[2][j] == 'e' then return #entry[2][j + 1] end
+  end
+  return 0
+end
+`;
+
+/**
+ * GET /events in one round trip. ARGV: user id, last_event_id, max events, mode, now (ms),
+ * extra ttl ms for a park, the id of the gateway polling, the parked poll's generation (mode
+ * 'wake'), '1' if the poller is now a guest (their all_public_streams queue is removed: 'gone').
+ * Modes:
+ * - 'ack': acknowledge last_event_id (Zulip's pruning rules), return the events after it;
+ * - 'park': the same, and if there are none, park: restart the idle clock, keep the queue
+ *   alive while parked, count a new poll generation and record the gateway as the parker;
+ * - 'wake': a parked poll re-reads without acknowledging; if events are there it ends, so
+ *   the idle clock restarts and the parker is cleared (if it is still this poll).
+ * Replies: {'ok', epoch, entryId, json, ...}, {'parked', epoch, generation, previous parker},
+ * {'gone'}, {'overflowed'}, {'pruned', newest pruned id} or {'missing', id}.
+ */
+export const POLL = `${QUEUE_PRELUDE}
+local st = state()
+if st ~= 'ok' then return {st} end
+if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end
+-- A guest (ARGV[9] = '1') may not read every public stream: a queue registered for them
+-- before a demotion is removed at its owner's next poll, whatever it holds.
+if ARGV[9] == '1' and redis.call('HGET', meta, 'all_public_streams') == '1' then
+  redis.call('DEL', meta, stream)
+  return {'gone'}
+end
+local last, mode = tonumber(ARGV[2]), ARGV[4]
+-- The client has polled: the queue gets its whole byte budget from now on (see APPEND).
+redis.call('HSETNX', meta, 'polled', '1')
+local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
+if mode ~= 'wake' then
+  if last < pruned then return {'pruned', tostring(pruned)} end
+  if last > pruned then
+    if last >= tonumber(redis.call('HGET', meta, 'next_id')) then return {'missing', tostring(last)} end
+    if #redis.call('XRANGE', stream, last .. '-1', last .. '-1') == 0 then return {'missing', tostring(last)} end
+    local freed = 0
+    for _, entry in ipairs(redis.call('XRANGE', stream, '-', last .. '-1')) do freed = freed + entryBytes(entry) end
+    redis.call('HINCRBY', meta, 'bytes', -freed)
+    redis.call('XTRIM', stream, 'MINID', (last + 1) .. '-0')
+    redis.call('HSET', meta, 'pruned', last)
+    pruned = last
+  end
+end
+local epoch = redis.call('HGET', meta, 'epoch')
+local out = {'ok', epoch}
+for _, entry in ipairs(redis.call('XRANGE', stream, (math.max(last, pruned) + 1) .. '-0', '+', 'COUNT', tonumber(ARGV[3]))) do
+  out[#out + 1] = entry[1]
+  for j = 1, #entry[2], 2 do
+    if entry[2][j] == 'e' then out[#out + 1] = entry[2][j + 1] end
+  end
+end
+local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
+if mode == 'ack' then
+  -- A poll that does not park (dont_block) is a connection too (Zulip's last_connection_time);
+  -- it also ends the shorter life of a queue never polled yet (CREATE).
+  redis.call('HSET', meta, 'last_connection', ARGV[5])
+  redis.call('PEXPIRE', meta, lifespan, 'GT')
+  redis.call('PEXPIRE', stream, lifespan, 'GT')
+end
+if #out > 2 then
+  if mode == 'wake' then
+    redis.call('HSET', meta, 'last_connection', ARGV[5])
+    -- Never shorten the life a poll parked elsewhere has just given the queue.
+    redis.call('PEXPIRE', meta, lifespan, 'GT')
+    redis.call('PEXPIRE', stream, lifespan, 'GT')
+    if redis.call('HGET', meta, 'poll_gen') == ARGV[8] then redis.call('HSET', meta, 'parked_on', '') end
+  end
+  return out
+end
+if mode == 'park' then
+  redis.call('HSET', meta, 'last_connection', ARGV[5])
+  redis.call('PEXPIRE', meta, lifespan + tonumber(ARGV[6]))
+  redis.call('PEXPIRE', stream, lifespan + tonumber(ARGV[6]))
+  local generation = redis.call('HINCRBY', meta, 'poll_gen', 1)
+  local previous = redis.call('HGET', meta, 'parked_on') or ''
+  redis.call('HSET', meta, 'parked_on', ARGV[7])
+  return {'parked', epoch, tostring(generation), previous}
+end
+return out
+`;
+
+/**
+ * A parked poll ended without events (its gateway stops, or its client left): the idle clock
+ * restarts now (ARGV[1]) and the parker is cleared if it is still generation ARGV[2]. Returns
+ * -1 for a dead queue.
+ */
+export const RELEASE = `${QUEUE_PRELUDE}
+if state() ~= 'ok' then return -1 end
+local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
+redis.call('HSET', meta, 'last_connection', ARGV[1])
+redis.call('PEXPIRE', meta, lifespan, 'GT')
+redis.call('PEXPIRE', stream, lifespan, 'GT')
+if redis.call('HGET', meta, 'poll_gen') == ARGV[2] then redis.call('HSET', meta, 'parked_on', '') end
+return 0
+`;
+
+/** Appends a heartbeat (it uses up an event id, as in Zulip). Returns its id, or -1 for a dead queue. */
+export const HEARTBEAT = `${QUEUE_PRELUDE}
+if state() ~= 'ok' then return -1 end
+local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
+redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'o', '', 't', '')
+redis.call('HINCRBY', meta, 'bytes', #'{"type":"heartbeat"}')
+return id
+`;
+
