@@ -163,6 +163,28 @@ t.test('presence store', async (t) => {
     t.match(await guarded(['u1', 'r2'], T0 + 120), { kind: 'recorded', entry: { activeTs: T0 + 120 } });
   });
 
+  t.test('reads that find no copy share one whole read, then ask for what changed since', async (t) => {
+    const SHARED = 12;
+    t.ok(await store.loadVisibility(SHARED, await store.visibilityGeneration(SHARED), false, []));
+    for (const user of [1, 2, 3]) await store.ping(SHARED, user, true, T0, PRESENCE_TIMING);
+    const kinds: string[] = [];
+    const counting = Object.create(store) as PresenceStore;
+    counting.readSince = async (...args: Parameters<PresenceStore['readSince']>) => {
+      const r = await store.readSince(...args);
+      kinds.push(r?.kind ?? 'unloaded');
+      return r;
+    };
+    const reader = new PresenceReader(counting);
+    const ids = (v: Awaited<ReturnType<PresenceReader['read']>>) => (v && !v.disabled ? [...v.entries].map((e) => e.userId).sort() : v);
+    const first = reader.read(SHARED);
+    // Written after the whole read was sent: the reads that wait for it must still see it.
+    await store.ping(SHARED, 4, true, T0, PRESENCE_TIMING);
+    const views = await Promise.all([first, reader.read(SHARED), reader.read(SHARED)]);
+    t.same(kinds.sort(), ['delta', 'delta', 'full'], 'one whole read');
+    t.same(ids(views[1]), [1, 2, 3, 4], 'a read started after a ping sees it');
+    t.same(ids(views[2]), [1, 2, 3, 4]);
+  });
+
   t.test('a reader keeps at most its entry budget, dropping the realms read least recently', async (t) => {
     const A = 13;
     const B = 14;

@@ -166,6 +166,25 @@ export async function transaction<T>(pool: pg.Pool, fn: (tx: pg.PoolClient) => P
 }
 
 /** Unique-constraint violation, mapped by actions to their own errors. */
+/**
+ * A numeric or boolean array as PostgreSQL's array literal text (`{1,2,NULL}`), for a parameter
+ * cast to `bigint[]`, `int[]` or `boolean[]` in SQL. node-postgres formats a JS array element by
+ * element and puts each one, numbers too, through two regex replaces and quoting: for the
+ * thousands of ids of a bulk insert that was a send's largest CPU cost in the driver.
+ */
+export function sqlArray(values: ReadonlyArray<number | boolean | null>): string {
+  let out = '{';
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ',';
+    if (v === null || v === undefined) out += 'NULL';
+    else if (typeof v === 'boolean') out += v ? 't' : 'f';
+    else if (Number.isFinite(v)) out += String(v);
+    else throw new TypeError(`not a number for a SQL array: ${String(v)}`);
+  }
+  return `${out}}`;
+}
+
 export function isUniqueViolation(e: unknown): boolean {
   return (e as { code?: string })?.code === '23505';
 }

@@ -9,7 +9,7 @@ import type { Static } from '@sinclair/typebox';
 import type pg from 'pg';
 import { EventTooLarge, MAX_EVENT_BYTES, eventWireBytes, type Bus, type EventContract } from '../bus/index.js';
 import { changeTooLarge } from '../errors/index.js';
-import type { Queryable } from '../db/index.js';
+import { sqlArray, type Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders } from '../telemetry/index.js';
 
@@ -197,7 +197,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
       `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
        SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
        WHERE NOT (id = ANY($1::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
-      [published],
+      [sqlArray(published)],
     );
     published = [];
     if (rows.length === 0) return 0;
@@ -236,7 +236,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
   /** Deletes what was published and not yet deleted. */
   async function settle(): Promise<void> {
     if (published.length === 0 || !leader) return;
-    await leader.client.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [published]);
+    await leader.client.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [sqlArray(published)]);
     published = [];
   }
 

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { PRESENCE_TIMING } from '../contracts/index.js';
 import type { Redis } from '../redis/index.js';
 import { presencePeopleTokenKey, type PresenceEntry, type RealmPresence } from './store.js';
-import { entriesInWindow, lastUpdateIdOf, presenceAnswerTail, presencesMemberBytes, type PresenceFetch } from './view.js';
+import { entriesInWindow, lastUpdateIdOf, presenceAnswerTail, presencesMemberParts, type PresenceFetch } from './view.js';
 
 export interface LegacyClientPresence {
   client: 'website';
@@ -85,11 +85,11 @@ export async function legacyPresenceText(
 const legacyBytes = new WeakMap<PresenceEntry, { email: string; bytes: Buffer }>();
 
 /**
- * The `"presences":{…}` member of a listing as UTF-8 bytes (from cached members): a
- * 1,000-person answer is ~150 KB, whose encoding on every call cost more than building it.
+ * The `"presences":{…}` member of a listing as UTF-8 parts (cached members, presencesMemberParts):
+ * a 1,000-person answer is ~150 KB, whose encoding on every call cost more than building it.
  */
-export function legacyPresencesBytes(listing: LegacyListing): Buffer {
-  return presencesMemberBytes(
+export function legacyPresencesParts(listing: LegacyListing): Buffer[] {
+  return presencesMemberParts(
     listing.members.map((m) => {
       let held = legacyBytes.get(m.entry);
       if (!held || held.email !== m.email) legacyBytes.set(m.entry, (held = { email: m.email, bytes: Buffer.from(`${m.email}:${legacyTextOf(m.entry)}`) }));

@@ -27,9 +27,30 @@ export class PresenceReader {
     private readonly maxEntries = 200_000,
   ) {}
 
+  /**
+   * Whole reads of realms held by no copy, in flight. Requests that find no copy wait for the
+   * one whole read under way and then ask for what changed since, instead of each reading
+   * the whole realm again: the first fetches after a start (or after the copy was dropped)
+   * arrive together, and a 1,000-person realm read whole by each of them was the slowest
+   * answer of all. The delta asked afterwards is sent after the caller's own writes, so it
+   * still sees them.
+   */
+  private readonly wholeReads = new Map<number, Promise<unknown>>();
+
   /** The realm's presence, or undefined when its visibility must be loaded first (the users service does that). */
   async read(realmId: number): Promise<RealmView | undefined> {
+    const pending = this.copies.has(realmId) ? undefined : this.wholeReads.get(realmId);
+    if (pending) await pending.catch(() => undefined);
     const held = this.copies.get(realmId);
+    if (held || this.wholeReads.has(realmId)) return this.readFrom(realmId, held);
+    const whole = this.readFrom(realmId, undefined);
+    const done = () => this.wholeReads.delete(realmId);
+    this.wholeReads.set(realmId, whole);
+    whole.then(done, done);
+    return whole;
+  }
+
+  private async readFrom(realmId: number, held: Copy | undefined): Promise<RealmView | undefined> {
     const r = await this.store.readSince(realmId, held?.base ?? '', held?.seq ?? -1);
     if (!r) return undefined;
     if (r.kind === 'disabled') {

@@ -47,11 +47,13 @@ export function oldestListedSeconds(f: { history_limit_days?: number | undefined
 }
 
 /** The entries a fetch gets, or undefined when the realm disables presence (nobody is listed). */
-export function entriesInWindow(stored: RealmPresence, f: PresenceFetch, nowMs: number): PresenceEntry[] | undefined {
+export function entriesInWindow(stored: { realmDisabled: boolean; entries: Iterable<PresenceEntry> }, f: PresenceFetch, nowMs: number): PresenceEntry[] | undefined {
   if (stored.realmDisabled) return undefined;
   const nowS = Math.floor(nowMs / 1000);
   const window = { lastUpdateId: f.last_update_id, historyLimitDays: f.history_limit_days };
-  return stored.entries.filter((e) => inFetchWindow(e, nowS, window));
+  const listed: PresenceEntry[] = [];
+  for (const e of stored.entries) if (inFetchWindow(e, nowS, window)) listed.push(e);
+  return listed;
 }
 
 /**
@@ -69,15 +71,19 @@ export function presenceAnswerTail(nowMs: number, lastUpdateId: number): string 
   return JSON.stringify({ server_timestamp: nowMs / 1000, presence_last_update_id: lastUpdateId }).slice(1, -1);
 }
 
-/** The `"presences":{…}` member of an answer from each listed user's `"key":value` bytes (both formats cache those per entry). */
-export function presencesMemberBytes(members: readonly Buffer[]): Buffer {
+/**
+ * The `"presences":{…}` member of an answer from each listed user's `"key":value` bytes (both
+ * formats cache those per entry), as the parts to send: a 1,000-person answer is joined once,
+ * with the rest of the reply, not once more here.
+ */
+export function presencesMemberParts(members: readonly Buffer[]): Buffer[] {
   const parts: Buffer[] = [PRESENCES_OPEN];
   members.forEach((m, i) => {
     if (i > 0) parts.push(COMMA);
     parts.push(m);
   });
   parts.push(CLOSE_BRACE);
-  return Buffer.concat(parts);
+  return parts;
 }
 
 const PRESENCES_OPEN = Buffer.from('"presences":{');

@@ -364,8 +364,9 @@ export class Appender {
     for (const note of notes) {
       const { notify } = note;
       const given = new Set<string>();
-      // Queues with equal settings and flags get byte-equal events: serialise each variant once.
-      const variants = new Map<string, string[]>();
+      // Queues with equal settings and flags get byte-equal events: each variant is serialised
+      // once, and its QueuedEvent objects are shared, so the append sends them once (APPEND).
+      const variants = new Map<string, QueuedEvent[]>();
       const give = (queueId: string, s: QueueSettings, flags: readonly string[] | undefined) => {
         if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
         given.add(queueId);
@@ -373,16 +374,16 @@ export class Appender {
         const nullSettings = s.capabilities.notification_settings_null === true;
         const bulk = s.capabilities.bulk_message_deletion === true;
         const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${bulk}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
-        let json = variants.get(key);
-        if (json === undefined) {
+        let events = variants.get(key);
+        if (events === undefined) {
           const event = finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags);
-          json = splitForQueue(event, bulk).map((e) => JSON.stringify(e));
-          if (!isSenderQueue) variants.set(key, json);
+          // Events split from one inbox entry share its seq: the append script applies them together.
+          events = splitForQueue(event, bulk).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
+          if (!isSenderQueue) variants.set(key, events);
         }
         let list = perQueue.get(queueId);
         if (!list) perQueue.set(queueId, (list = []));
-        // Events split from one inbox entry share its seq: the append script applies them together.
-        for (const j of json) list.push({ seq: note.seq, origin: note.origin, txid: note.txid, json: j });
+        for (const e of events) list.push(e);
       };
       for (const r of notify.users) {
         const userId = typeof r === 'number' ? r : r.id;

@@ -288,7 +288,7 @@ export class QueueStore {
     const calls = appendCalls(perQueue);
     for (const call of calls) {
       const keys = call.queueIds.flatMap((id) => this.queueKeys(id));
-      p.zcEvqAppend(keys.length, ...keys, term, limits.maxEvents, limits.maxBytes, call.texts.length, ...call.texts, ...call.refs);
+      p.zcEvqAppend(keys.length, ...keys, term, limits.maxEvents, limits.maxBytes, call.events.length / 4, ...call.events, ...call.perQueue);
     }
     const res = (await p.exec()) ?? [];
     const reply = (i: number) => {
@@ -305,41 +305,50 @@ export class QueueStore {
   }
 }
 
-/** One APPEND call: its queues, the distinct JSON texts, and per queue its count and events (seq, origin, txid, text number). */
+/** One APPEND call: its queues, its distinct events (seq, origin, txid, JSON each) and per queue its events' numbers. */
 interface AppendCall {
   queueIds: string[];
-  texts: string[];
-  refs: Array<string | number>;
+  events: Array<string | number>;
+  perQueue: string[];
 }
 
 /**
- * Splits the appends into APPEND calls, each JSON text sent once per call (the appender
- * hands equal events to many queues as one string, so most are found by the Map at once).
+ * Splits the appends into APPEND calls, each event sent once per call: the appender hands one
+ * QueuedEvent object to every queue that gets those bytes, and equal JSON in different objects
+ * is matched by its text.
  */
 function appendCalls(perQueue: ReadonlyMap<string, readonly QueuedEvent[]>): AppendCall[] {
   const calls: AppendCall[] = [];
   let call: AppendCall | undefined;
-  let textIndex = new Map<string, number>();
-  let events = 0;
+  let numbers = new Map<QueuedEvent, number>();
+  let byText = new Map<string, Array<{ e: QueuedEvent; n: number }>>();
+  let listed = 0;
+  const numberOf = (c: AppendCall, e: QueuedEvent): number => {
+    let n = numbers.get(e);
+    if (n !== undefined) return n;
+    const same = byText.get(e.json);
+    n = same?.find((x) => x.e.seq === e.seq && x.e.origin === e.origin && x.e.txid === e.txid)?.n;
+    if (n === undefined) {
+      c.events.push(e.seq, e.origin, e.txid, e.json);
+      n = c.events.length / 4;
+      if (same) same.push({ e, n });
+      else byText.set(e.json, [{ e, n }]);
+    }
+    numbers.set(e, n);
+    return n;
+  };
   for (const [queueId, list] of perQueue) {
-    if (!call || call.queueIds.length >= APPEND_CALL_QUEUES || (events > 0 && events + list.length > APPEND_CALL_EVENTS)) {
-      call = { queueIds: [], texts: [], refs: [] };
+    if (!call || call.queueIds.length >= APPEND_CALL_QUEUES || (listed > 0 && listed + list.length > APPEND_CALL_EVENTS)) {
+      call = { queueIds: [], events: [], perQueue: [] };
       calls.push(call);
-      textIndex = new Map();
-      events = 0;
+      numbers = new Map();
+      byText = new Map();
+      listed = 0;
     }
-    call.queueIds.push(queueId);
-    call.refs.push(list.length);
-    events += list.length;
-    for (const e of list) {
-      let n = textIndex.get(e.json);
-      if (n === undefined) {
-        call.texts.push(e.json);
-        n = call.texts.length;
-        textIndex.set(e.json, n);
-      }
-      call.refs.push(e.seq, e.origin, e.txid, n);
-    }
+    const c = call;
+    c.queueIds.push(queueId);
+    c.perQueue.push(list.map((e) => numberOf(c, e)).join(','));
+    listed += list.length;
   }
   return calls;
 }

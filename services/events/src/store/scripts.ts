@@ -69,30 +69,29 @@ end
 
 /**
  * Appends events to many queues in one call (APPEND_FUNCTION for each), sending each distinct
- * event JSON once: a stream's message reaches most of its recipients' queues byte for byte the
+ * event once: a stream's message reaches most of its recipients' queues byte for byte the
  * same, and sent once per queue that JSON was most of what the appender wrote to Redis (and
- * most of Redis's parsing).
- * KEYS: meta and stream of each queue, in turn. ARGV: leader term, max events, max bytes,
- * number of JSON texts, the texts, then per queue: its event count and per event JetStream
- * seq, origin, txid and the 1-based index of its JSON. Returns each queue's result, in
- * order. Like MEMBERS_OF_MANY it spans many cluster slots: one Redis, not a Cluster.
+ * most of Redis's parsing). KEYS: meta and stream of each queue, in turn. ARGV: leader term,
+ * max events, max bytes; the number of events, then per event its JetStream seq, origin, txid
+ * and JSON; then per queue one argument, the 1-based numbers of its events, comma-separated,
+ * in order. Returns each queue's result, in order. Like MEMBERS_OF_MANY it spans many cluster
+ * slots: one Redis, not a Cluster.
  *
- * PRELUDE's helpers read the queue's keys from its meta and stream locals (upvalues),
- * so pointing those at each queue in turn makes them act on that queue.
+ * PRELUDE's helpers read the queue's keys from its meta and stream locals (upvalues), so
+ * pointing those at each queue in turn makes them act on that queue.
  */
 export const APPEND = `${PRELUDE}${APPEND_FUNCTION}
-local term, maxEvents, maxBytes, nJson = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local at = 5 + nJson
+local term, maxEvents, maxBytes, nEvents = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local all = {}
+for i = 1, nEvents do
+  local base = 1 + i * 4
+  all[i] = {tonumber(ARGV[base]), ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]}
+end
 local out = {}
 for q = 1, #KEYS / 2 do
   meta, stream = KEYS[q * 2 - 1], KEYS[q * 2]
-  local n = tonumber(ARGV[at])
   local events = {}
-  for i = 0, n - 1 do
-    local base = at + 1 + i * 4
-    events[i + 1] = {tonumber(ARGV[base]), ARGV[base + 1], ARGV[base + 2], ARGV[4 + tonumber(ARGV[base + 3])]}
-  end
-  at = at + 1 + n * 4
+  for n in string.gmatch(ARGV[4 + nEvents * 4 + q], '%d+') do events[#events + 1] = all[tonumber(n)] end
   out[q] = appendEvents(term, maxEvents, maxBytes, events)
 end
 return out

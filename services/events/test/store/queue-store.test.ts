@@ -233,6 +233,13 @@ t.test('queue store', async (t) => {
     t.same(await ids(a), [[0, 2], [1, 3]]);
     t.same(await ids(b), [[0, 3], [1, 4]]);
     t.same(await ids(fenced), [[0, 1]], 'the fenced queue kept only what its newer term wrote');
+
+    // Equal JSON under different seqs (or origins) stays two events.
+    const c = await newQueue();
+    const body = { type: 'drafts', n: 7 };
+    const again = await store.append(new Map([[c, [ev(7, '', 'drafts', body), ev(8, '', 'drafts', body), ev(9, 5, 'users', body)]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 2);
+    t.equal(again.get(c), 3);
+    t.same(await ids(c), [[0, 7], [1, 7], [2, 7]]);
   });
 
   t.test('a fan-out larger than one script call goes as several, in order, each queue once', async (t) => {

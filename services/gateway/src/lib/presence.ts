@@ -13,17 +13,18 @@
 import { PRESENCE_TIMING, users, type Actor } from '@zc/shared/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { CredentialCheck } from '../plugins/auth.js';
+import type { SuccessMembers } from './raw-success.js';
 import {
   PresencePeople,
   PresenceReader,
   legacyPresenceListing,
-  legacyPresencesBytes,
+  legacyPresencesParts,
   PresenceStore,
   entriesInWindow,
   lastUpdateIdOf,
   modernPresence,
   presenceAnswerTail,
-  presencesMemberBytes,
+  presencesMemberParts,
   wantsModernPresence,
   type PresenceEntry,
   type PresenceFetch,
@@ -94,13 +95,13 @@ const storedOf = (view: { entries: Iterable<PresenceEntry> }): RealmPresence => 
  * (shared presence/reader.ts), as the reply's members (`presences` from cached per-entry
  * bytes, so unchanged entries are not serialised again); else undefined.
  */
-export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
+export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
   if (!wantsModernPresence(fetch)) return undefined;
   const view = await reader.read(actor.realm_id);
   if (!view) return undefined;
   if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
-  const entries = entriesInWindow(storedOf(view), fetch, nowMs) ?? [];
-  return [presencesMemberBytes(entries.map(modernBytesOf)), presenceAnswerTail(nowMs, lastUpdateIdOf(entries, fetch))];
+  const entries = entriesInWindow({ realmDisabled: false, entries: view.entries }, fetch, nowMs) ?? [];
+  return [presencesMemberParts(entries.map(modernBytesOf)), presenceAnswerTail(nowMs, lastUpdateIdOf(entries, fetch))];
 }
 
 /**
@@ -108,7 +109,7 @@ export async function modernPresenceFromStore(reader: PresenceReader, actor: Act
  * the reply's members (`presences` as cached UTF-8 bytes), or undefined when the users service
  * must answer (the realm's visibility is not loaded yet).
  */
-export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<Array<string | Buffer> | undefined> {
+export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
   const view = await p.reader.read(actor.realm_id);
   if (!view) return undefined;
   if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
@@ -119,5 +120,5 @@ export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, 
     return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));
   };
   const listing = await legacyPresenceListing(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs);
-  return [legacyPresencesBytes(listing), presenceAnswerTail(nowMs, listing.lastUpdateId)];
+  return [legacyPresencesParts(listing), presenceAnswerTail(nowMs, listing.lastUpdateId)];
 }

@@ -21,15 +21,27 @@ export function sendRawSuccess(request: FastifyRequest, reply: FastifyReply, fie
   return reply.type('application/json; charset=utf-8').send(rawSuccessText(fields, request.ignoredParams));
 }
 
+/** A success reply's members: `"key":value` each (without braces) as JSON text, UTF-8 bytes, or bytes in parts. */
+export type SuccessMembers = ReadonlyArray<string | Buffer | readonly Buffer[]>;
+
+const OPEN = Buffer.from('{"result":"success","msg":""');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
+
 /**
- * Sends a success reply whose members come as JSON text or UTF-8 bytes (`"key":value` each,
- * without braces): large cached parts go out without being encoded again.
+ * Sends a success reply whose members come as JSON text or UTF-8 bytes: large cached parts go
+ * out without being encoded again, joined once into the reply's body.
  */
-export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply, members: ReadonlyArray<string | Buffer>): FastifyReply {
-  const parts: Buffer[] = [Buffer.from('{"result":"success","msg":""')];
-  for (const m of members) parts.push(Buffer.from(','), typeof m === 'string' ? Buffer.from(m) : m);
+export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply, members: SuccessMembers): FastifyReply {
+  const parts: Buffer[] = [OPEN];
+  for (const m of members) {
+    parts.push(COMMA);
+    if (typeof m === 'string') parts.push(Buffer.from(m));
+    else if (Buffer.isBuffer(m)) parts.push(m);
+    else for (const b of m) parts.push(b);
+  }
   const ignored = request.ignoredParams;
   if (ignored?.length) parts.push(Buffer.from(`,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`));
-  parts.push(Buffer.from('}'));
+  parts.push(CLOSE);
   return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
 }

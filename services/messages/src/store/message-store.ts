@@ -1,6 +1,6 @@
 /** Messages, their per-user rows (Zulip's UserMessage) and idempotency keys. */
 import type { EditHistoryEntry } from '@zc/shared/contracts';
-import type { Queryable } from '@zc/shared/db';
+import { sqlArray, type Queryable } from '@zc/shared/db';
 
 export interface NewMessage {
   id: number;
@@ -33,22 +33,22 @@ const MESSAGE_COLS = `id, realm_id, sender_id, recipient_id, stream_id, topic, c
   date_sent, sending_client, is_me_message, has_link, has_image, has_attachment`;
 
 /** The message rows as one array per column, in the order both bulk inserts list them. */
-function messageColumns(ms: ReadonlyArray<Omit<NewMessage, 'id'>>): unknown[][] {
+function messageColumns(ms: ReadonlyArray<Omit<NewMessage, 'id'>>): unknown[] {
   return [
-    ms.map((m) => m.realm_id),
-    ms.map((m) => m.sender_id),
-    ms.map((m) => m.recipient_id),
-    ms.map((m) => m.stream_id),
+    sqlArray(ms.map((m) => m.realm_id)),
+    sqlArray(ms.map((m) => m.sender_id)),
+    sqlArray(ms.map((m) => m.recipient_id)),
+    sqlArray(ms.map((m) => m.stream_id)),
     ms.map((m) => m.topic),
     ms.map((m) => m.content),
     ms.map((m) => m.rendered_content),
-    ms.map((m) => m.rendered_content_version),
+    sqlArray(ms.map((m) => m.rendered_content_version)),
     ms.map((m) => m.date_sent),
     ms.map((m) => m.sending_client),
-    ms.map((m) => m.is_me_message),
-    ms.map((m) => m.has_link),
-    ms.map((m) => m.has_image),
-    ms.map((m) => m.has_attachment),
+    sqlArray(ms.map((m) => m.is_me_message)),
+    sqlArray(ms.map((m) => m.has_link)),
+    sqlArray(ms.map((m) => m.has_image)),
+    sqlArray(ms.map((m) => m.has_attachment)),
   ];
 }
 
@@ -90,11 +90,11 @@ export const messageStore = {
        INSERT INTO messages.outbox (subject, payload, trace_carrier)
        SELECT s, p::jsonb, c::jsonb FROM unnest($19::text[], $20::text[], $21::text[]) WITH ORDINALITY AS x(s, p, c, ord) ORDER BY ord`,
       [
-        ms.map((m) => m.id),
+        sqlArray(ms.map((m) => m.id)),
         ...messageColumns(ms),
-        rows.userIds,
-        rows.messageIds,
-        rows.flags,
+        sqlArray(rows.userIds),
+        sqlArray(rows.messageIds),
+        sqlArray(rows.flags),
         outbox.map((o) => o.subject),
         outbox.map((o) => o.payload),
         outbox.map((o) => o.carrier),
@@ -165,14 +165,14 @@ export const messageStore = {
         ms.length,
         o.expectedVersion,
         ...messageColumns(ms),
-        o.rows.userIds,
-        o.rows.ords,
-        o.rows.flags,
+        sqlArray(o.rows.userIds),
+        sqlArray(o.rows.ords),
+        sqlArray(o.rows.flags),
         o.outbox.map((x) => x.subject),
         // One JSON array, not a text[]: node-postgres escapes every quote of every element of
         // an array parameter, and event payloads are mostly quotes (most of what a send escaped).
         `[${o.outbox.map((x) => x.payload).join(',')}]`,
-        o.outbox.map((x) => x.ord),
+        sqlArray(o.outbox.map((x) => x.ord)),
         o.outbox.map((x) => x.idPath),
         o.outbox.map((x) => x.carrier),
       ],

@@ -1,5 +1,5 @@
 /** SQL for the statistics kept from message.sent events: first message and daily traffic per stream. */
-import type { Queryable } from '@zc/shared/db';
+import { sqlArray, type Queryable } from '@zc/shared/db';
 
 export interface StreamStats {
   first_message_id: number | null;
@@ -43,7 +43,7 @@ export const streamStatsStore = {
        INSERT INTO subscriptions.stream_daily_traffic (stream_id, day, message_count)
        SELECT stream_id, day, count(*) FROM known GROUP BY stream_id, day
        ON CONFLICT (stream_id, day) DO UPDATE SET message_count = stream_daily_traffic.message_count + EXCLUDED.message_count`,
-      [sent.map((m) => m.realmId), sent.map((m) => m.streamId), sent.map((m) => m.messageId), sent.map((m) => m.day)],
+      [sqlArray(sent.map((m) => m.realmId)), sqlArray(sent.map((m) => m.streamId)), sqlArray(sent.map((m) => m.messageId)), sent.map((m) => m.day)],
     );
   },
   /**
