@@ -15,7 +15,7 @@ import { startInfra, type Infra } from './infra.js';
 import { Http, Poller, Senders, Statuses, type Account } from './load.js';
 
 export const STREAM = 'faults';
-/** Fixed heartbeat of parked polls: a poll on a dead replica is answered within it (plus 1 s). */
+/** Fixed heartbeat of parked polls (their gateway answers a quiet poll after it, with a heartbeat event). */
 export const HEARTBEAT_MS = 10_000;
 
 export interface FaultSystem {
