@@ -72,8 +72,8 @@ export interface HandlerContext {
  */
 const DEADLINE_HEADER = 'Zc-Deadline';
 /**
- * Held requests (`requestHeld`): the caller asks with `Zc-Hold-Ack`, and a replica serving
- * the contract with a `holder` name answers soon with an empty message naming itself in
+ * Acknowledged requests (failover, see `request`): the caller asks with `Zc-Hold-Ack`, and the
+ * replica that took the request answers soon with an empty message naming itself in
  * `Zc-Held-By`, then later with the reply.
  */
 const HOLD_ACK_HEADER = 'Zc-Hold-Ack';
@@ -262,30 +262,6 @@ export interface BusOptions {
   defaultTimeoutMs?: number;
 }
 
-export interface ServeOptions {
-  /**
-   * This replica's name, for requests it may hold for long (a parked poll): a caller using
-   * `requestHeld` learns it at once and can watch that the replica is still alive.
-   */
-  holder?: string;
-}
-
-export interface HeldRequestOptions {
-  /** The whole wait; the replica holding the request answers before it (the deadline travels). */
-  timeoutMs: number;
-  /** A replica that does not say it holds the request within this is taken as unreachable. */
-  ackWithinMs: number;
-  /** Whether `holder`, which took the request at `heldSince`, still looks alive (asked every SWEEP_EVERY_MS, 250 ms). */
-  holderAlive(holder: string, heldSince: number): boolean;
-  /** Stops waiting (the caller is closing). */
-  signal?: AbortSignal;
-  /** Ask this holder (a replica's `ServeOptions.holder`) rather than any replica of the queue group. */
-  to?: string;
-}
-
-/** A held request's reply, or why the caller stopped waiting for it (see `requestHeld`). */
-export type HeldOutcome<T> = { reply: T } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'aborted'; holder?: string };
-
 type AttemptOutcome = { msg: Msg } | { gaveUp: 'timeout' | 'unacknowledged' | 'holder lost' | 'no responders' | 'aborted'; holder?: string };
 
 interface PendingAttempt {
@@ -297,21 +273,6 @@ interface PendingAttempt {
   holder?: string;
   heldSince: number;
   settle(out: AttemptOutcome): void;
-}
-
-/** A `requestHeld` waiting for its reply (checked by the shared sweep). */
-interface HeldWait {
-  started: number;
-  /** When the caller stops waiting (ms since the epoch). */
-  deadline: number;
-  ackWithinMs: number;
-  /** The replica that said it holds the request, and since when. */
-  holder?: string;
-  heldSince: number;
-  holderAlive(holder: string, heldSince: number): boolean;
-  /** Runs `settle` once (the first outcome wins) and forgets the wait. */
-  settle(settle: () => void): void;
-  giveUp(why: 'timeout' | 'unacknowledged' | 'holder lost', holder?: string): void;
 }
 
 function sendHoldAck(msg: Msg, holder: string): void {
@@ -410,7 +371,6 @@ export class Bus {
   /** One inbox subscription for every `request` (replies and acks told apart by token). */
   private mux?: { prefix: string; waiting: Map<string, (m: Msg) => void>; next: number };
   private readonly pending = new Set<PendingAttempt>();
-  private readonly held = new Set<HeldWait>();
   /** Requests asking for an ack that are still being handled here. */
   private readonly acks = new AckLater();
   private sweepTimer?: NodeJS.Timeout;
@@ -482,7 +442,7 @@ export class Bus {
   }
 
   /** Serves `c` in the service's queue group; the handler's AppErrors become error replies. */
-  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C> | RawJson>, opts: ServeOptions = {}): void {
+  serve<C extends RpcContract>(c: C, handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C> | RawJson>): void {
     const subject = this.subject(c.subject);
     const log = this.log.child({ subject });
     const callback = (err: Error | null, msg: Msg) => {
@@ -490,13 +450,12 @@ export class Bus {
         log.error({ err }, 'subscription failed');
         return;
       }
-      void this.handle(c, msg, handler, log, opts.holder);
+      void this.handle(c, msg, handler, log);
     };
     this.subs.push(this.nc.subscribe(subject, { queue: c.service, callback }));
     // Each replica is also reachable by name, so a caller can send to one it knows is alive
     // and avoid one it knows is silent (see `request`).
     this.subs.push(this.nc.subscribe(`${subject}.${this.replicaId}`, { callback }));
-    if (opts.holder !== undefined) this.subs.push(this.nc.subscribe(`${subject}.${opts.holder}`, { callback }));
     this.served.add(c.service);
     this.hearCancels();
     this.startBeating();
@@ -549,7 +508,6 @@ export class Bus {
     msg: Msg,
     handler: (req: RequestOf<C>, ctx: HandlerContext) => Promise<ReplyOf<C> | RawJson>,
     log: Logger,
-    holder: string | undefined,
   ): Promise<void> {
     const deadlineHeader = Number(msg.headers?.get(DEADLINE_HEADER));
     const deadline = Number.isFinite(deadlineHeader) && deadlineHeader > 0 ? deadlineHeader : undefined;
@@ -566,8 +524,8 @@ export class Bus {
     let acked: Msg | undefined;
     if (msg.reply && msg.headers?.get(HOLD_ACK_HEADER)) {
       // Acknowledged at once when the caller's limit is near (it then turns to another replica).
-      if (startBy > 0 && startBy - Date.now() < ACK_NOW_WITHIN_MS) sendHoldAck(msg, holder ?? this.replicaId);
-      else this.acks.add((acked = msg), holder ?? this.replicaId);
+      if (startBy > 0 && startBy - Date.now() < ACK_NOW_WITHIN_MS) sendHoldAck(msg, this.replicaId);
+      else this.acks.add((acked = msg), this.replicaId);
     }
     let body: ReplyBody;
     const started = performance.now();
@@ -773,7 +731,7 @@ export class Bus {
     this.startSweep();
   }
 
-  /** The one timer checking pending requests and held requests, while there are any. */
+  /** The one timer checking pending requests, while there are any. */
   private startSweep(): void {
     if (this.sweepTimer) return;
     this.lastSweep = Date.now();
@@ -788,111 +746,13 @@ export class Bus {
           if (!q.acked && q.ackWithinMs !== undefined && now - q.started >= q.ackWithinMs) q.settle({ gaveUp: 'unacknowledged', ...(q.holder !== undefined ? { holder: q.holder } : {}) });
           else if (q.holder !== undefined && !this.liveness.isAlive(q.service, q.holder, q.heldSince)) q.settle({ gaveUp: 'holder lost', holder: q.holder });
         }
-        for (const w of this.held) {
-          if (now >= w.deadline) w.giveUp('timeout');
-          else if (w.holder === undefined && now - w.started >= w.ackWithinMs) w.giveUp('unacknowledged');
-          else if (w.holder !== undefined && !w.holderAlive(w.holder, w.heldSince)) w.giveUp('holder lost', w.holder);
-        }
-      } else {
-        // The caller's own limit is no judgement of a replica: it holds however late we are.
-        for (const w of this.held) if (now >= w.deadline) w.giveUp('timeout');
       }
-      if (this.pending.size === 0 && this.held.size === 0) {
+      if (this.pending.size === 0) {
         clearInterval(this.sweepTimer);
         this.sweepTimer = undefined;
       }
     }, SWEEP_EVERY_MS);
     this.sweepTimer.unref();
-  }
-
-  /**
-   * Calls `c` on a replica that may hold the request for long (a parked poll) and says at once
-   * which replica it is (`ServeOptions.holder`). The caller stops waiting as soon as that
-   * replica looks dead (`holderAlive`), or when none took the request within `ackWithinMs`
-   * (NATS still routes to a paused process until the server notices it), instead of at the end
-   * of the whole wait; it can then ask again, reaching a live replica.
-   * Error replies are rethrown as AppError, no responder as 503.
-   *
-   * The reply comes to the shared inbox (as `request`'s do) and the checks run in the shared
-   * sweep: a gateway parks one of these per long-poll, and a subscription and a timer of its
-   * own per poll were a SUB and an UNSUB to the server and a timer per delivered event.
-   */
-  async requestHeld<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<ReplyOf<C>>> {
-    return this.hold(c, req, o, (text) => {
-      const body = JSON.parse(text) as ReplyBody;
-      if ('err' in body) throw fromWireError(body.err);
-      return body.ok as ReplyOf<C>;
-    });
-  }
-
-  /** `requestHeld` whose reply stays JSON text (see raw-json.ts), as `requestRaw` for `request`. */
-  async requestHeldRaw<C extends RpcContract>(c: C, req: RequestOf<C>, o: HeldRequestOptions): Promise<HeldOutcome<RawJson>> {
-    return this.hold(c, req, o, (text) => {
-      if (text.startsWith(OK_PREFIX)) return new RawJson(text.slice(OK_PREFIX.length, -1));
-      const body = JSON.parse(text) as ReplyBody;
-      if ('err' in body) throw fromWireError(body.err);
-      return new RawJson(JSON.stringify(body.ok));
-    });
-  }
-
-  /** One held request; `decode` turns the reply's text into the reply (throwing error replies). */
-  private async hold<C extends RpcContract, T>(c: C, req: RequestOf<C>, o: HeldRequestOptions, decode: (text: string) => T): Promise<HeldOutcome<T>> {
-    const subject = o.to === undefined ? this.subject(c.subject) : `${this.subject(c.subject)}.${o.to}`;
-    return withSpan(`send ${this.subject(c.subject)}`, 'client', { 'messaging.destination.name': subject, 'messaging.operation.type': 'send' }, undefined, async () => {
-      const data = enc.encode(JSON.stringify(req));
-      if (this.nc.info && data.length > this.nc.info.max_payload) throw payloadTooLarge();
-      const started = Date.now();
-      return new Promise<HeldOutcome<T>>((resolve, reject) => {
-        const mux = this.inbox();
-        const token = String(mux.next++);
-        const onAbort = () => w.settle(() => resolve({ gaveUp: 'aborted' }));
-        const w: HeldWait = {
-          started,
-          deadline: started + o.timeoutMs,
-          ackWithinMs: o.ackWithinMs,
-          heldSince: 0,
-          holderAlive: o.holderAlive,
-          settle: (settle) => {
-            if (!mux.waiting.delete(token)) return;
-            this.held.delete(w);
-            o.signal?.removeEventListener('abort', onAbort);
-            settle();
-          },
-          giveUp: (why, holder) => w.settle(() => resolve({ gaveUp: why, ...(holder !== undefined ? { holder } : {}) })),
-        };
-        if (o.signal?.aborted) return resolve({ gaveUp: 'aborted' });
-        mux.waiting.set(token, (m) => {
-          if (m.data.length === 0 && m.headers?.code === 503) return w.settle(() => reject(serviceUnavailable()));
-          const by = m.headers?.get(HELD_BY_HEADER);
-          if (by) {
-            w.holder = by;
-            w.heldSince = Date.now();
-            return;
-          }
-          decodeReply(m).then(
-            (bytes) => {
-              let reply: T;
-              try {
-                reply = decode(dec.decode(bytes));
-              } catch (e) {
-                return w.settle(() => reject(e));
-              }
-              w.settle(() => resolve({ reply }));
-            },
-            (e: unknown) => w.settle(() => reject(e)),
-          );
-        });
-        o.signal?.addEventListener('abort', onAbort);
-        this.held.add(w);
-        this.startSweep();
-        try {
-          this.nc.publish(subject, data, { reply: `${mux.prefix}.${token}`, headers: carrierToHeaders({ [DEADLINE_HEADER]: String(w.deadline), [HOLD_ACK_HEADER]: '1' }) });
-        } catch (e) {
-          this.log.warn({ err: e, subject }, 'request failed');
-          w.settle(() => reject(serviceUnavailable()));
-        }
-      });
-    });
   }
 
   /** Creates (or updates) the JetStream stream capturing `<prefix>.<service>.<kind>.>`. */

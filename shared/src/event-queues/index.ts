@@ -8,4 +8,4 @@
 export * from './keys.js';
 export { QUEUE_PRELUDE } from './lua.js';
 export { PollStore, type PollMode, type PollOptions, type PollResult } from './poll-store.js';
-export { PollHub, badEventQueueId, withId, type PollHubOptions, type PollReply, type PollRequest } from './poll-hub.js';
+export { PollHub, UNEXPECTED, badEventQueueId, withId, type PollAnswer, type PollHubOptions, type PollReply, type PollRequest } from './poll-hub.js';

@@ -63,10 +63,16 @@ end
  *   alive while parked, count a new poll generation and record the gateway as the parker;
  * - 'wake': a parked poll re-reads without acknowledging; if events are there it ends, so
  *   the idle clock restarts and the parker is cleared (if it is still this poll).
+ * KEYS beyond the queue's two are expected to hold the values in ARGV after the nine above
+ * ('' for a missing key): the gateway's credential tokens, so that the poll's round trip is
+ * also its authentication; when one differs nothing is done and the reply is {'unexpected'}.
  * Replies: {'ok', epoch, entryId, json, ...}, {'parked', epoch, generation, previous parker},
- * {'gone'}, {'overflowed'}, {'pruned', newest pruned id} or {'missing', id}.
+ * {'gone'}, {'overflowed'}, {'pruned', newest pruned id}, {'missing', id} or {'unexpected'}.
  */
 export const POLL = `${QUEUE_PRELUDE}
+for k = 3, #KEYS do
+  if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + 7] then return {'unexpected'} end
+end
 local st = state()
 if st ~= 'ok' then return {st} end
 if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end

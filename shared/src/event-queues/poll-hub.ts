@@ -51,7 +51,13 @@ export interface PollRequest {
   guest: boolean;
   lastEventId: number;
   dontBlock: boolean;
+  /** The first read is made only if these keys hold these values (see PollOptions.expect). */
+  expect?: PollOptions['expect'];
 }
+
+/** What `getEvents` answers when a key of `PollRequest.expect` held another value: nothing was done. */
+export const UNEXPECTED = 'unexpected';
+export type PollAnswer = PollReply | typeof UNEXPECTED;
 
 export interface PollHubOptions {
   bus: Bus;
@@ -75,7 +81,7 @@ interface Parked {
   reading: boolean;
   wokenWhileReading: boolean;
   done: boolean;
-  resolve(reply: PollReply): void;
+  resolve(answer: PollAnswer): void;
   reject(e: unknown): void;
 }
 
@@ -119,9 +125,11 @@ export class PollHub {
    * Answers a poll: at once when it may not block or events wait, else when it ends parked.
    * `whenGone` is given the function that ends the park when the client has left.
    */
-  async getEvents(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollReply> {
+  async getEvents(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollAnswer> {
     if (r.dontBlock || this.stopping) {
-      const events = this.eventsOf(r.queueId, await this.poll(r.queueId, r.userId, r.lastEventId, { mode: 'ack', guest: r.guest }));
+      const res = await this.poll(r.queueId, r.userId, r.lastEventId, { mode: 'ack', guest: r.guest, ...(r.expect ? { expect: r.expect } : {}) });
+      if (res.status === UNEXPECTED) return UNEXPECTED;
+      const events = this.eventsOf(r.queueId, res);
       return events.length > 0 || r.dontBlock ? { events_json: eventsJson(events) } : noEvents(r.queueId);
     }
     return this.park(r, whenGone);
@@ -142,6 +150,7 @@ export class PollHub {
       case 'missing':
         throw badRequest(`Event ${r.id} was not in this queue`);
       case 'parked':
+      case 'unexpected':
         return [];
     }
     const out: string[] = [];
@@ -163,8 +172,8 @@ export class PollHub {
    * before Redis is asked, so a wake that comes meanwhile is not missed: its re-read reaches
    * Redis after the park, in the same pipeline order.
    */
-  private park(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollReply> {
-    return new Promise<PollReply>((resolve, reject) => {
+  private park(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollAnswer> {
+    return new Promise<PollAnswer>((resolve, reject) => {
       const p: Parked = {
         queueId: r.queueId,
         userId: r.userId,
@@ -188,7 +197,9 @@ export class PollHub {
           parkTtlExtraMs: PARK_TTL_SLACK_MS,
           parker: this.id,
           guest: p.guest,
+          ...(r.expect ? { expect: r.expect } : {}),
         });
+        if (res.status === UNEXPECTED) return this.finish(p, UNEXPECTED);
         await this.assertCurrentEpoch(p.queueId, res);
         if (res.status !== 'parked') {
           // Events were waiting: an immediate answer, without queue_id (Zulip's shape).
@@ -263,10 +274,10 @@ export class PollHub {
     p.reject(e);
   }
 
-  private finish(p: Parked, reply: PollReply): void {
+  private finish(p: Parked, answer: PollAnswer): void {
     if (p.done) return;
     this.end(p);
-    p.resolve(reply);
+    p.resolve(answer);
   }
 
   private end(p: Parked): void {

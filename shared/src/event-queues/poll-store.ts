@@ -14,7 +14,9 @@ export type PollResult =
   | { status: 'ok'; epoch: string; events: Array<{ id: number; json: string }> }
   | { status: 'parked'; epoch: string; generation: number; previousParker: string }
   | { status: 'gone' | 'overflowed' }
-  | { status: 'pruned' | 'missing'; id: number };
+  | { status: 'pruned' | 'missing'; id: number }
+  /** A key of `PollOptions.expect` held another value: nothing was done. */
+  | { status: 'unexpected' };
 
 export interface PollOptions {
   mode: PollMode;
@@ -28,10 +30,18 @@ export interface PollOptions {
   generation?: number;
   /** The poller's current role is guest, so an all_public_streams queue of theirs is dropped. */
   guest?: boolean;
+  /**
+   * Poll only if these keys hold these values ('' for none): a cached API key's credential
+   * tokens, so the poll's round trip is also its authentication. Those keys are outside the
+   * queue's hash slot: one Redis (or a primary with replicas) serves that, a Cluster would not.
+   */
+  expect?: { keys: readonly string[]; values: readonly string[] };
 }
 
-const SCRIPTS = { zcEvqPoll: POLL, zcEvqRelease: RELEASE, zcEvqHeartbeat: HEARTBEAT } as const;
-type Scripted = Record<keyof typeof SCRIPTS, (...args: Array<string | number>) => unknown>;
+/** Scripts over the queue's two keys; POLL takes a variable number (its first argument is their count). */
+const SCRIPTS = { zcEvqRelease: RELEASE, zcEvqHeartbeat: HEARTBEAT } as const;
+const VARIADIC_SCRIPTS = { zcEvqPoll: POLL } as const;
+type Scripted = Record<keyof typeof SCRIPTS | keyof typeof VARIADIC_SCRIPTS, (...args: Array<string | number>) => unknown>;
 
 export class PollStore {
   /**
@@ -50,19 +60,26 @@ export class PollStore {
     for (const [name, lua] of Object.entries(SCRIPTS)) {
       if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: 2, lua });
     }
+    for (const [name, lua] of Object.entries(VARIADIC_SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, { lua });
+    }
     this.batch = new RedisBatch(redis);
   }
 
-  private async batched(name: keyof typeof SCRIPTS, queueId: string, ...args: Array<string | number>): Promise<unknown> {
-    const [r] = await this.batch.run((p) => void (p as unknown as Scripted)[name](...queueKeys(this.prefix, queueId), ...args));
+  private async batched(name: keyof Scripted, ...args: Array<string | number>): Promise<unknown> {
+    const [r] = await this.batch.run((p) => void (p as unknown as Scripted)[name](...args));
     return resultValue(r);
   }
 
   /** See POLL. */
   async poll(queueId: string, userId: number, lastEventId: number, o: PollOptions): Promise<PollResult> {
+    const expect = o.expect ?? { keys: [], values: [] };
+    if (expect.keys.length !== expect.values.length) throw new Error('event queue poll: one expected value per key');
     const r = (await this.batched(
       'zcEvqPoll',
-      queueId,
+      2 + expect.keys.length,
+      ...queueKeys(this.prefix, queueId),
+      ...expect.keys,
       userId,
       lastEventId,
       o.max,
@@ -72,8 +89,10 @@ export class PollStore {
       o.parker ?? '',
       o.generation ?? 0,
       o.guest === true ? 1 : 0,
+      ...expect.values,
     )) as string[];
     const status = r[0];
+    if (status === 'unexpected') return { status };
     if (status === 'pruned' || status === 'missing') return { status, id: Number(r[1]) };
     if (status === 'parked') return { status, epoch: r[1] as string, generation: Number(r[2]), previousParker: r[3] as string };
     if (status !== 'ok') return { status: status === 'overflowed' ? 'overflowed' : 'gone' };
@@ -86,12 +105,12 @@ export class PollStore {
 
   /** A parked poll of `generation` ended without events; -1 if the queue is dead. */
   async release(queueId: string, nowMs: number, generation: number): Promise<number> {
-    return Number(await this.batched('zcEvqRelease', queueId, nowMs, generation));
+    return Number(await this.batched('zcEvqRelease', ...queueKeys(this.prefix, queueId), nowMs, generation));
   }
 
   /** Appends a heartbeat event; its id, or -1 if the queue is dead. */
   async heartbeat(queueId: string): Promise<number> {
-    return Number(await this.batched('zcEvqHeartbeat', queueId));
+    return Number(await this.batched('zcEvqHeartbeat', ...queueKeys(this.prefix, queueId)));
   }
 
   /**

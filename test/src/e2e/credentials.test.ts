@@ -93,6 +93,33 @@ t.test('revocation holds on every replica when the call answers', async (t) => {
     t.notOk(listed[String(pinger.user_id)], 'no ping brought the deactivated user back');
   });
 
+  // GET /events checks a cached key's tokens inside its poll script (credentialsCheckedByRoute) too.
+  t.test('event polls, whose script checks the cached key, are refused at once too', async (t) => {
+    const { iago } = sys.people;
+    const poller = await sys.createUser({ email: 'cache-poller@zulip.test', full_name: 'Cache Poller' });
+    let key = poller.api_key;
+    const reg = await as(gwA, poller.email, key).post('/register', { event_types: ['drafts'] });
+    const queueId = reg.body.queue_id as string;
+    const poll = (k: string, extra: Params = {}) => as(gwB, poller.email, k).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true, ...extra });
+    t.equal((await poll(key)).status, 200, 'polls, key now cached on B');
+    t.equal((await poll(key)).status, 200, 'from the cache');
+    const regenerated = await as(gwA, poller.email, key).post('/users/me/api_key/regenerate');
+    t.equal(regenerated.status, 200);
+    for (const extra of [{}, { dont_block: false }, { last_event_id: 'x' }]) {
+      const old = await poll(key, extra);
+      t.equal(old.status, 401, `old key refused: ${JSON.stringify(extra)}`);
+      t.match(old.body, { result: 'error', code: 'INVALID_API_KEY', msg: 'Invalid API key' });
+    }
+    key = regenerated.body.api_key as string;
+    t.same((await poll(key)).body, { result: 'success', msg: '', events: [] }, 'the new key polls');
+    t.equal((await as(gwA, iago.email, iago.api_key).patch(`/users/${poller.user_id}`, { full_name: 'Cache Poller Renamed' })).status, 200);
+    t.equal((await poll(key)).status, 200, 'moved tokens of a key still valid: re-checked, then polled');
+    t.equal((await as(gwA, iago.email, iago.api_key).delete(`/users/${poller.user_id}`)).status, 200);
+    const after = await poll(key, { dont_block: false });
+    t.equal(after.status, 401, 'deactivated: a poll that would park is refused');
+    t.match(after.body, { result: 'error', code: 'USER_DEACTIVATED', msg: 'Account is deactivated' });
+  });
+
   t.test("a bot's presence ping is refused at once when its owner is deactivated", async (t) => {
     const { iago } = sys.people;
     const owner = await sys.createUser({ email: 'ping-owner@zulip.test', full_name: 'Ping Owner' });

@@ -8,7 +8,7 @@
  */
 import t from 'tap';
 import { Bus } from '@zc/shared/bus';
-import { PollHub, PollStore, type PollReply, type PollRequest } from '@zc/shared/event-queues';
+import { PollHub, PollStore, type PollAnswer, type PollReply, type PollRequest } from '@zc/shared/event-queues';
 import { createLogger } from '@zc/shared/logging';
 import { Redis } from '@zc/shared/redis';
 import { testEnv } from '@zc/shared/testing';
@@ -16,7 +16,7 @@ import { QueueWaker } from '../../src/delivery/wake.js';
 import { QueueStore, type NewQueue } from '../../src/store/queue-store.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const events = (r: PollReply) => JSON.parse(r.events_json) as Array<{ id: number; type: string; n?: number }>;
+const events = (r: PollAnswer) => JSON.parse((r as PollReply).events_json) as Array<{ id: number; type: string; n?: number }>;
 
 t.test('poll hubs on two gateways', async (t) => {
   const env = await testEnv(t);
@@ -67,7 +67,7 @@ t.test('poll hubs on two gateways', async (t) => {
     await deliver(q, 2);
     const r = await a.getEvents(ask(q));
     t.same(events(r).map((e) => e.id), [0, 1]);
-    t.equal(r.queue_id, undefined);
+    t.equal((r as PollReply).queue_id, undefined);
     t.same(events(await b.getEvents(ask(q, 0, { dontBlock: true }))).map((e) => e.id), [1], 'acknowledged up to last_event_id, on any gateway');
   });
 
@@ -79,7 +79,7 @@ t.test('poll hubs on two gateways', async (t) => {
     await deliver(q);
     const r = await parked;
     t.same(events(r).map((e) => [e.id, e.type]), [[0, 'drafts']]);
-    t.equal(r.queue_id, q);
+    t.equal((r as PollReply).queue_id, q);
     t.equal(await parkedOn(q), '', 'a poll ending with events clears its park');
     t.equal(a.parkedCount, 0);
   });
@@ -127,7 +127,7 @@ t.test('poll hubs on two gateways', async (t) => {
     const r = await quick.getEvents(ask(q));
     t.ok(Date.now() - started >= 190, 'not before the heartbeat delay');
     t.same(events(r), [{ id: 0, type: 'heartbeat' }]);
-    t.equal(r.queue_id, q);
+    t.equal((r as PollReply).queue_id, q);
     await deliver(q);
     t.same(events(await a.getEvents(ask(q, 0))).map((e) => e.id), [1]);
   });
@@ -142,6 +142,20 @@ t.test('poll hubs on two gateways', async (t) => {
     for (let i = 0; i < 100 && (await parkedOn(q)) !== ''; i++) await sleep(10);
     t.equal(await parkedOn(q), '', 'released');
     t.same(await stopping.getEvents(ask(q)), { events_json: '[]', queue_id: q }, 'a poll during shutdown answers at once');
+  });
+
+  t.test('a poll expecting keys to hold values does nothing when one does not', async (t) => {
+    const q = await newQueue();
+    await deliver(q, 2);
+    const token = `${env.prefix}:test-token`;
+    await redis.set(token, 'now');
+    const stale = { keys: [token, `${env.prefix}:absent`], values: ['before', ''] };
+    t.equal(await a.getEvents(ask(q, 0, { dontBlock: true, expect: stale })), 'unexpected');
+    t.equal(await a.getEvents(ask(q, 0, { expect: stale })), 'unexpected', 'nor parks');
+    t.equal(a.parkedCount, 0);
+    t.same(events(await a.getEvents(ask(q, -1, { dontBlock: true }))).map((e) => e.id), [0, 1], 'nothing was acknowledged');
+    const current = { keys: [token, `${env.prefix}:absent`], values: ['now', ''] };
+    t.same(events(await a.getEvents(ask(q, 0, { expect: current }))).map((e) => e.id), [1], 'as expected: polled');
   });
 
   t.test('errors: unknown, deleted while parked, pruned, missing, another epoch, a guest', async (t) => {

@@ -1,9 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Gauge } from 'prom-client';
-import { eventsRpc, isGuest } from '@zc/shared/contracts';
-import { PollHub, PollStore } from '@zc/shared/event-queues';
+import { eventsRpc, isGuest, type Actor } from '@zc/shared/contracts';
+import { PollHub, PollStore, UNEXPECTED } from '@zc/shared/event-queues';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
+import { takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
 import { params } from '../../../../plugins/params.js';
 
 /**
@@ -32,13 +33,30 @@ export default async function eventsRoutes(app: FastifyInstance) {
     },
   });
 
-  app.get('/', async (request, response) => {
-    const p = params(request, { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) });
+  const pollParams = { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) };
+
+  async function answer(request: FastifyRequest, response: FastifyReply, actor: Actor, check: CredentialCheck | null): Promise<unknown> {
+    let p;
+    try {
+      p = params(request, pollParams);
+    } catch (e) {
+      // A key whose credentials moved is refused as such, whatever else is wrong with the request.
+      await check?.verify();
+      throw e;
+    }
     const reply = await hub.getEvents(
-      { queueId: p.queue_id, userId: request.actor.user_id, guest: isGuest(request.actor), lastEventId: p.last_event_id, dontBlock: p.dont_block },
+      {
+        queueId: p.queue_id,
+        userId: actor.user_id,
+        guest: isGuest(actor),
+        lastEventId: p.last_event_id,
+        dontBlock: p.dont_block,
+        ...(check ? { expect: { keys: check.keys, values: check.tokens } } : {}),
+      },
       // 'close' comes once, when the response has been sent or the connection has dropped.
       (leave) => response.raw.once('close', () => !response.raw.writableFinished && leave()),
     );
+    if (reply === UNEXPECTED) return answer(request, response, await (check as CredentialCheck).recheck(), null);
     // The events are JSON text from the queue and go out as it; only a request with
     // parameters to report as ignored takes the envelope's object path.
     if (request.ignoredParams) {
@@ -46,7 +64,9 @@ export default async function eventsRoutes(app: FastifyInstance) {
     }
     const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
     return response.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":${reply.events_json}${queueId}}`);
-  });
+  }
+
+  app.get('/', { config: { credentialsCheckedByRoute: true } }, async (request, response) => answer(request, response, request.actor, takeCredentialCheck(request)));
 
   app.delete('/', async (request) => {
     const p = params(request, { queue_id: str() });
