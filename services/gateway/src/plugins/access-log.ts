@@ -3,6 +3,7 @@
  * long-polls marked) and the HTTP RED metrics. ZC_ACCESS_LOG=false keeps the metrics and
  * drops the lines (load tests).
  */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { httpMetrics } from '@zc/shared/metrics';
 import { nameServerSpan } from '@zc/shared/telemetry';
@@ -11,11 +12,18 @@ export default fp(async (app) => {
   const { log, gateway, metrics } = app.deps;
   const red = metrics ? httpMetrics(metrics) : undefined;
   const access = log.child({ kind: 'access' });
+  // Hooks with a callback rather than async ones, here and in the other plugins that run on
+  // every request: each async hook is a promise and a microtask turn of every request.
   // The HTTP server span is still open here (it ends before onResponse runs).
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     nameServerSpan(request.method, request.routeOptions.url ?? 'unmatched');
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
+    logAndCount(request, reply);
+    done();
+  });
+  function logAndCount(request: FastifyRequest, reply: FastifyReply): void {
     // Unmatched paths share one label, so a scanner cannot create series.
     const route = request.routeOptions.url ?? 'unmatched';
     const ms = reply.elapsedTime;
@@ -35,5 +43,5 @@ export default fp(async (app) => {
       },
       `${request.method} ${route} ${reply.statusCode} ${Math.round(ms)}ms`,
     );
-  });
+  }
 });

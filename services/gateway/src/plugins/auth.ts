@@ -185,28 +185,36 @@ export default fp(
       await pipeline.exec();
     }
 
-    async function authenticate(request: FastifyRequest, header: string): Promise<Actor> {
+    /** The caller's actor: at once when the route checks a cached key itself, else once checked. */
+    function authenticate(request: FastifyRequest, header: string): Actor | Promise<Actor> {
       const subdomain = subdomainOfHost(config, request.headers.host);
       let credentials: { email: string; apiKey: string };
       try {
         credentials = parseBasic(header);
       } catch (e) {
-        await refuseIfFailingTooOften(request.ip);
-        await countFailure(request.ip);
-        throw e;
+        return refuseMalformed(request.ip, e);
       }
       const key = cache.key(subdomain, credentials.email, credentials.apiKey);
       const cached = cache.get(key);
       const afresh = () => checkWithUsersService(request, subdomain, credentials, key);
-      if (cached) {
-        // With per-user rate limiting on, the window check needs its round trip here anyway, and the tokens ride along.
-        if (request.routeOptions.config?.credentialsCheckedByRoute && gateway.rateLimitPerMinute <= 0) {
-          request.credentialCheck = deferredCheck(request, cached, key, afresh);
-          return cached.actor;
-        }
-        if (await stillValid(request, cached)) return cached.actor;
-        cache.delete(key);
+      if (!cached) return afresh();
+      // With per-user rate limiting on, the window check needs its round trip here anyway, and the tokens ride along.
+      if (request.routeOptions.config?.credentialsCheckedByRoute && gateway.rateLimitPerMinute <= 0) {
+        request.credentialCheck = deferredCheck(request, cached, key, afresh);
+        return cached.actor;
       }
+      return checkCached(request, cached, key, afresh);
+    }
+
+    async function refuseMalformed(ip: string, e: unknown): Promise<never> {
+      await refuseIfFailingTooOften(ip);
+      await countFailure(ip);
+      throw e;
+    }
+
+    async function checkCached(request: FastifyRequest, cached: { actor: Actor; tokens: CredentialTokens }, key: string, afresh: () => Promise<Actor>): Promise<Actor> {
+      if (await stillValid(request, cached)) return cached.actor;
+      cache.delete(key);
       return afresh();
     }
 
@@ -238,12 +246,21 @@ export default fp(
     app.decorateRequest('actor', null as unknown as Actor);
     app.decorateRequest('clientName', '');
     app.decorateRequest('credentialCheck', null);
-    app.addHook('onRequest', async (request) => {
+    // A callback hook: a steady presence ping (its key cached, checked by its route) goes on without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
       request.clientName = clientNameOf(request);
-      if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return;
+      if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return done();
       const header = request.headers.authorization;
       if (!header) throw notLoggedIn();
-      request.actor = await authenticate(request, header);
+      const actor = authenticate(request, header);
+      if (!(actor instanceof Promise)) {
+        request.actor = actor;
+        return done();
+      }
+      actor.then((a) => {
+        request.actor = a;
+        done();
+      }, done);
     });
   },
   { name: 'auth', dependencies: ['rate-limit'] },

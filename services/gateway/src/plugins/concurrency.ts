@@ -18,9 +18,9 @@ export default fp(
     const limit = app.deps.gateway.maxConcurrentPerUser;
     if (limit <= 0) return;
     const inFlight = new Map<number, number>();
-    app.addHook('preHandler', async (request, reply) => {
-      if (!request.routeOptions.url || request.routeOptions.config?.auth === false || !request.actor) return;
-      if (isLongPoll(request.method, request.routeOptions.url)) return;
+    app.addHook('preHandler', (request, reply, done) => {
+      if (!request.routeOptions.url || request.routeOptions.config?.auth === false || !request.actor) return done();
+      if (isLongPoll(request.method, request.routeOptions.url)) return done();
       const userId = request.actor.user_id;
       const n = inFlight.get(userId) ?? 0;
       if (n >= limit) throw rateLimitHit(1);
@@ -31,6 +31,7 @@ export default fp(
         if (left > 0) inFlight.set(userId, left);
         else inFlight.delete(userId);
       });
+      done();
     });
   },
   { name: 'concurrency', dependencies: ['rate-limit'] },

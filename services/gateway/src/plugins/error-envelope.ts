@@ -68,8 +68,8 @@ export default fp(
       else if (err instanceof SyntaxError) e = new AppError('BAD_REQUEST', 'Malformed request body', 400);
       else if (!err.statusCode && MALFORMED_MULTIPART.test(err.message)) e = new AppError('BAD_REQUEST', 'Malformed multipart body', 400);
       else e = fromFastifyError(err) ?? asOutage(err) ?? internalError(err);
-      if (e.httpStatus >= 500) request.log.error({ err, code: e.code }, 'request failed');
-      else request.log.info({ code: e.code, status: e.httpStatus }, 'request rejected');
+      if (e.httpStatus >= 500) request.log.error({ err, code: e.code, req_id: request.id }, 'request failed');
+      else request.log.info({ code: e.code, status: e.httpStatus, req_id: request.id }, 'request rejected');
       if (e.httpStatus === 401) reply.header('www-authenticate', 'Basic realm="zulip"');
       const retryAfter = e.data['retry-after'];
       if (e.httpStatus === 429 && typeof retryAfter === 'number') reply.header('retry-after', String(Math.ceil(retryAfter)));

@@ -34,11 +34,13 @@ function checkFields(fields: unknown): void {
 
 export default fp(
   async (app: FastifyInstance) => {
-    app.addHook('preValidation', async (request) => {
-      if (!request.routeOptions.url) return;
-      checkPathParams(request.params);
-      checkFields(request.query);
-      checkFields(request.body);
+    app.addHook('preValidation', (request, _reply, done) => {
+      if (request.routeOptions.url) {
+        checkPathParams(request.params);
+        checkFields(request.query);
+        checkFields(request.body);
+      }
+      done();
     });
   },
   { name: 'input-guard' },

@@ -95,21 +95,22 @@ export default fp(
       attachFieldsToBody: 'keyValues',
       limits: { fileSize: MULTIPART_FIELD_LIMIT, files: 1, fieldSize: MULTIPART_FIELD_LIMIT, fields: 64, parts: 65, headerPairs: 100 },
     });
-    app.addHook('onRequest', async (request, reply) => {
-      if (request.routeOptions.config.streamsMultipart || !MULTIPART_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) return;
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config.streamsMultipart || !MULTIPART_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) return done();
       const length = request.headers['content-length'];
       // Refused before its body is read: the rest of it is not worth reading to keep the connection.
       reply.header('connection', 'close');
       if (length === undefined) throw new AppError('BAD_REQUEST', 'A multipart body needs a Content-Length', 411);
       if (Number(length) > MULTIPART_BODY_LIMIT) throw fieldTooLarge();
       reply.removeHeader('connection');
+      done();
     });
     app.decorateRequest('ignoredParams', null);
-    app.addHook('preSerialization', async (request, _reply, payload) => {
+    app.addHook('preSerialization', (request, _reply, payload, done) => {
       if (request.ignoredParams && payload && typeof payload === 'object' && (payload as { result?: string }).result === 'success') {
-        return { ...(payload as object), ignored_parameters_unsupported: request.ignoredParams };
+        return done(null, { ...(payload as object), ignored_parameters_unsupported: request.ignoredParams });
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'zulip-params' },

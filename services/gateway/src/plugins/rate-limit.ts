@@ -8,7 +8,7 @@
  * the auth plugin in the same Redis round trip as its credential-token read
  * (`request.rateLimitState`); other requests are checked here.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError } from '@zc/shared/errors';
 import { redisKey } from '@zc/shared/redis';
@@ -41,19 +41,25 @@ export default fp(
   async (app: FastifyInstance) => {
     const { redis, config, gateway } = app.deps;
     app.decorateRequest('rateLimitState', null);
-    app.addHook('preHandler', async (request, reply) => {
-      if (!request.routeOptions.url) return;
-      if (request.rateLimitState) return applyWindowState(reply, request.rateLimitState);
+    app.addHook('preHandler', (request, reply, done) => {
+      if (!request.routeOptions.url) return done();
+      if (request.rateLimitState) {
+        applyWindowState(reply, request.rateLimitState);
+        return done();
+      }
       const authed = request.routeOptions.config?.auth !== false;
       const limit = authed ? gateway.rateLimitPerMinute : gateway.rateLimitPerIpPerMinute;
-      if (limit <= 0) return;
+      if (limit <= 0) return done();
+      check(request, reply, authed, limit).then(() => done(), done);
+    });
+    async function check(request: FastifyRequest, reply: FastifyReply, authed: boolean, limit: number): Promise<void> {
       const key = authed ? userRateKey(config.redisPrefix, request.actor.user_id) : redisKey(config.redisPrefix, 'ratelimit', 'ip', request.ip);
       const pipeline = redis.pipeline();
       queueWindowCheck(pipeline, key, limit, RATE_WINDOW_MS);
       const [[err, raw] = [null, null]] = (await pipeline.exec()) ?? [];
       if (err) throw err;
       applyWindowState(reply, windowState(raw, limit, RATE_WINDOW_MS));
-    });
+    }
   },
   { name: 'rate-limit' },
 );
