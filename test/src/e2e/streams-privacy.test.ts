@@ -125,4 +125,31 @@ t.test('streams made private or archived', async (t) => {
     const refused = await sys.client(hamlet).post('/messages', { type: 'stream', to: market, topic: 'wares', content: 'more fish' });
     t.same(refused.body, { result: 'error', msg: `Channel with ID '${market}' does not exist`, code: 'STREAM_DOES_NOT_EXIST', stream_id: market });
   });
+  t.test("a private stream's last subscriber leaving archives it, as Zulip does at our level", async (t) => {
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true, principals: [hamlet.user_id, othello.user_id] }));
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Porch' }], principals: [hamlet.user_id] }));
+    const attic = await idOf('Attic');
+    const porch = await idOf('Porch');
+    const sent = (await ok(sys.client(hamlet).post('/messages', { type: 'stream', to: attic, topic: 'boxes', content: 'dusty' }))).id as number;
+    const streamRow = async (id: number) => (await db.query<{ name: string; is_archived: boolean }>('SELECT name, is_archived FROM subscriptions.stream WHERE id = $1', [id])).rows[0];
+
+    await ok(sys.client(othello).delete('/users/me/subscriptions', { subscriptions: ['Attic'] }));
+    t.match(await streamRow(attic), { name: 'Attic', is_archived: false }, 'one subscriber left: kept');
+    await ok(sys.client(hamlet).delete('/users/me/subscriptions', { subscriptions: ['Porch'] }));
+    t.match(await streamRow(porch), { name: 'Porch', is_archived: false }, 'a public stream is kept without subscribers');
+
+    const params = { event_types: ['stream', 'subscription'], include_subscribers: true };
+    // The administrator hears the subscriber go, then the stream go; the leaver that he left, then the stream go.
+    const adminEvents = verifyAction(t, sys, sys.client(desdemona), async () => {
+      await verifyAction(t, sys, sys.client(hamlet), () => ok(sys.client(hamlet).delete('/users/me/subscriptions', { subscriptions: ['Attic'] })), { params, expect: ['subscription/remove', 'stream/delete'] });
+    }, { params, expect: ['subscription/peer_remove', 'stream/delete'] });
+    t.match((await adminEvents).at(-1), { type: 'stream', op: 'delete', streams: [{ stream_id: attic, name: 'Attic', invite_only: true }] });
+    t.match(await streamRow(attic), { name: /^[0-9a-f]{7}!DEACTIVATED:Attic$/, is_archived: true }, "archived under Zulip's name");
+    t.notOk(((await ok(sys.client(desdemona).get('/streams', { include_all_active: true }))).streams as Msg[]).some((s) => s.stream_id === attic), 'gone from GET /streams');
+    t.same((await sys.client(desdemona).get(`/messages/${sent}`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' }, 'its messages closed');
+    t.same((await sys.client(hamlet).post(`/messages/${sent}/reactions`, { emoji_name: 'tada' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    // The name is free again.
+    await ok(sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true }));
+    t.not(await idOf('Attic', othello), attic);
+  });
 });
