@@ -60,6 +60,13 @@ t.test('streams made private or archived', async (t) => {
     t.same((await sys.client(othello).post(`/messages/${before}/reactions`, { emoji_name: 'octopus' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
     t.same((await sys.client(othello).get(`/streams/${agora}`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
     t.notOk(((await ok(sys.client(othello).get('/streams'))).streams as Msg[]).some((s) => s.stream_id === agora), 'GET /streams leaves it out');
+    const searched = await ok(sys.client(othello).get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'search', operand: 'public' }] }));
+    t.notOk((searched.messages as Msg[]).some((m) => m.id === before), 'nor a search');
+    t.same((await ok(sys.client(othello).get('/messages/matches_narrow', { msg_ids: [before], narrow: [] }))).messages, {}, 'nor matches_narrow');
+    t.same((await sys.client(othello).get(`/messages/${before}/history`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).get(`/streams/${agora}/members`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).get(`/users/${hamlet.user_id}/subscriptions/${agora}`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).patch(`/messages/${before}`, { topic: 'mine now' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
     const refused = await sys.client(othello).post('/messages', { type: 'stream', to: agora, topic: 'plans', content: 'let me in' });
     t.same(refused.body, { result: 'error', msg: "Not authorized to send to channel 'Agora'", code: 'BAD_REQUEST' });
 
