@@ -38,6 +38,11 @@ export interface SharedConfig {
   maxFileUploadSizeMib: number;
   /** A realm's total upload space (`realm_upload_quota_mib`); null: unlimited (Zulip's self-hosted default). */
   realmUploadQuotaMib: number | null;
+  /**
+   * Whether a new human user gets Welcome Bot's direct message, as on Zulip. Clients count on
+   * it: zulip-terminal cannot draw its first screen for someone with no message at all.
+   */
+  welcomeMessages: boolean;
 }
 
 // A fixed development key: fine on a laptop, refused in production (see loadConfig).
@@ -63,6 +68,7 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.Pr
     statementTimeoutMs: e.ZC_STATEMENT_TIMEOUT_MS,
     maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
     realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
+    welcomeMessages: e.ZC_WELCOME_MESSAGES,
     ...overrides,
   };
   // Overrides (tests) are checked like the environment.

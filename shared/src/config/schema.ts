@@ -91,6 +91,8 @@ export const ENV_SCHEMA = Type.Object({
   ZC_SEND_BATCH_MAX: int(['messages'], 'Sends sharing one transaction at most.', 1, 64),
   ZC_SEARCH_WINDOW_IDS: int(['messages'], 'Ids in a keyword search\'s first window.', 1, 10_000),
   ZC_TYPING_STARTED_EXPIRY_MS: int(['messages'], 'The server sends a typing stop this long after an unrenewed start.', 1, TYPING_TIMING.startedExpiryMs),
+  // --- users -----------------------------------------------------------------------------
+  ZC_WELCOME_MESSAGES: bool(['users'], 'Whether each new human user gets Welcome Bot\'s direct message (Zulip does; clients expect someone new to have a message).', true),
   // --- subscriptions ---------------------------------------------------------------------
   ZC_WEB_PUBLIC_STREAMS_ENABLED: bool(['subscriptions'], 'Whether web-public streams may be created.', false),
   // --- uploads ---------------------------------------------------------------------------

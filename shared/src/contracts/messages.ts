@@ -411,3 +411,20 @@ export const messagesEvents = {
   messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
   messagesMoved: event('messages.evt.v1.messages.moved', MessagesMoved),
 } as const;
+
+/** A direct message one of the realm's system bots sends on another service's behalf. */
+export const SystemBotMessage = Type.Object({
+  realm_id: Type.Integer(),
+  /** Idempotency key: a redelivered request sends nothing twice. */
+  key: Type.String(),
+  /** The system bot that sends it (e.g. Welcome Bot). */
+  sender_id: Type.Integer(),
+  recipient_id: Type.Integer(),
+  content: Type.String(),
+});
+export type SystemBotMessage = Static<typeof SystemBotMessage>;
+
+export const messagesInbox = {
+  /** Durable: written to a producer's outbox (users: a new user's welcome), sent by the messages service. */
+  systemBotMessage: event('messages.inbox.v1.system_bot_message', SystemBotMessage),
+} as const;

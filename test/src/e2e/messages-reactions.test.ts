@@ -155,4 +155,24 @@ t.test('reactions', async (t) => {
     await react(othello, id, { emoji_name: 'tada' });
     t.match(await poller.collect(1), [{ op: 'add', message_id: id, user_id: othello.user_id }]);
   });
+  t.test('a direct message: its reactions reach its participants only', async (t) => {
+    const dm = (await sys.client(hamlet).post('/messages', { type: 'private', to: [othello.user_id], content: 'between us two' })).body.id as number;
+    const params = { event_types: ['reaction'] };
+    const { poller: othelloQ } = await QueuePoller.register(sys.client(othello), params);
+    const { poller: iagoAll } = await QueuePoller.register(sys.client(iago), { ...params, all_public_streams: true });
+    const { poller: desdemonaQ } = await QueuePoller.register(sys.client(desdemona), params);
+    expectError(t, await react(iago, dm, { emoji_name: 'eyes' }), 'Invalid message(s)');
+    expectError(t, await react(polonius, dm, { emoji_name: 'eyes' }), 'Invalid message(s)');
+    t.equal((await react(hamlet, dm, { emoji_name: 'heart' })).status, 200);
+    // An administrator has no way into a direct message either.
+    expectError(t, await unreact(desdemona, dm, { emoji_name: 'heart' }), 'Invalid message(s)');
+    t.match(await othelloQ.collect(1), [{ type: 'reaction', op: 'add', message_id: dm, user_id: hamlet.user_id }]);
+    // A marker in a public stream: each queue gets events in commit order, so by its arrival the DM's reaction would have come.
+    const marker = await send(othello, 'Verona', 'marker');
+    t.equal((await react(othello, marker, { emoji_name: 'heart' })).status, 200);
+    t.same((await iagoAll.collect(1)).map((e) => e.message_id), [marker], 'the all_public_streams queue: only the public reaction');
+    t.same(await desdemonaQ.drain(), [], 'nothing for a third person');
+    const seen = (await sys.client(iago).get('/messages', { anchor: 'newest', num_before: 100, num_after: 0 })).body.messages as Msg[];
+    t.notOk(seen.some((m) => m.id === dm), 'nor the message with its reactions in anyone else’s history');
+  });
 });

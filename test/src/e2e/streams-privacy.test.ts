@@ -60,6 +60,13 @@ t.test('streams made private or archived', async (t) => {
     t.same((await sys.client(othello).post(`/messages/${before}/reactions`, { emoji_name: 'octopus' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
     t.same((await sys.client(othello).get(`/streams/${agora}`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
     t.notOk(((await ok(sys.client(othello).get('/streams'))).streams as Msg[]).some((s) => s.stream_id === agora), 'GET /streams leaves it out');
+    const searched = await ok(sys.client(othello).get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'search', operand: 'public' }] }));
+    t.notOk((searched.messages as Msg[]).some((m) => m.id === before), 'nor a search');
+    t.same((await ok(sys.client(othello).get('/messages/matches_narrow', { msg_ids: [before], narrow: [] }))).messages, {}, 'nor matches_narrow');
+    t.same((await sys.client(othello).get(`/messages/${before}/history`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).get(`/streams/${agora}/members`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).get(`/users/${hamlet.user_id}/subscriptions/${agora}`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
+    t.same((await sys.client(othello).patch(`/messages/${before}`, { topic: 'mine now' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
     const refused = await sys.client(othello).post('/messages', { type: 'stream', to: agora, topic: 'plans', content: 'let me in' });
     t.same(refused.body, { result: 'error', msg: "Not authorized to send to channel 'Agora'", code: 'BAD_REQUEST' });
 
@@ -124,5 +131,32 @@ t.test('streams made private or archived', async (t) => {
     t.same((await sys.client(othello).get(`/users/me/${market}/topics`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
     const refused = await sys.client(hamlet).post('/messages', { type: 'stream', to: market, topic: 'wares', content: 'more fish' });
     t.same(refused.body, { result: 'error', msg: `Channel with ID '${market}' does not exist`, code: 'STREAM_DOES_NOT_EXIST', stream_id: market });
+  });
+  t.test("a private stream's last subscriber leaving archives it, as Zulip does at our level", async (t) => {
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true, principals: [hamlet.user_id, othello.user_id] }));
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Porch' }], principals: [hamlet.user_id] }));
+    const attic = await idOf('Attic');
+    const porch = await idOf('Porch');
+    const sent = (await ok(sys.client(hamlet).post('/messages', { type: 'stream', to: attic, topic: 'boxes', content: 'dusty' }))).id as number;
+    const streamRow = async (id: number) => (await db.query<{ name: string; is_archived: boolean }>('SELECT name, is_archived FROM subscriptions.stream WHERE id = $1', [id])).rows[0];
+
+    await ok(sys.client(othello).delete('/users/me/subscriptions', { subscriptions: ['Attic'] }));
+    t.match(await streamRow(attic), { name: 'Attic', is_archived: false }, 'one subscriber left: kept');
+    await ok(sys.client(hamlet).delete('/users/me/subscriptions', { subscriptions: ['Porch'] }));
+    t.match(await streamRow(porch), { name: 'Porch', is_archived: false }, 'a public stream is kept without subscribers');
+
+    const params = { event_types: ['stream', 'subscription'], include_subscribers: true };
+    // The administrator hears the subscriber go, then the stream go; the leaver that he left, then the stream go.
+    const adminEvents = verifyAction(t, sys, sys.client(desdemona), async () => {
+      await verifyAction(t, sys, sys.client(hamlet), () => ok(sys.client(hamlet).delete('/users/me/subscriptions', { subscriptions: ['Attic'] })), { params, expect: ['subscription/remove', 'stream/delete'] });
+    }, { params, expect: ['subscription/peer_remove', 'stream/delete'] });
+    t.match((await adminEvents).at(-1), { type: 'stream', op: 'delete', streams: [{ stream_id: attic, name: 'Attic', invite_only: true }] });
+    t.match(await streamRow(attic), { name: /^[0-9a-f]{7}!DEACTIVATED:Attic$/, is_archived: true }, "archived under Zulip's name");
+    t.notOk(((await ok(sys.client(desdemona).get('/streams', { include_all_active: true }))).streams as Msg[]).some((s) => s.stream_id === attic), 'gone from GET /streams');
+    t.same((await sys.client(desdemona).get(`/messages/${sent}`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' }, 'its messages closed');
+    t.same((await sys.client(hamlet).post(`/messages/${sent}/reactions`, { emoji_name: 'tada' })).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    // The name is free again.
+    await ok(sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true }));
+    t.not(await idOf('Attic', othello), attic);
   });
 });

@@ -12,7 +12,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startSystem } from '../harness.js';
 import { lastStderrLine, PYTHON, PYTHON_ZULIP_DIR, ZULIP_TERMINAL_DIR } from '../real-clients.js';
 import { QueuePoller, type ClientEvent } from './events-support.js';
@@ -64,39 +64,7 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
     throw new Error('the event never reached Desdemona');
   };
 
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-zterm-'));
-  const rc = path.join(dir, 'zuliprc');
-  writeFileSync(rc, `[api]\nemail=${hamlet.email}\nkey=${hamlet.api_key}\nsite=${sys.baseUrl}\n\n[zterm]\nnotify=disabled\nautohide=no_autohide\nexit_confirmation=disabled\n`, { mode: 0o600 });
-  const socket = `zc-zterm-${unique}`;
-  const tmux = (...args: string[]) =>
-    new Promise<string>((resolve, reject) => execFile('tmux', ['-L', socket, ...args], { timeout: 10_000 }, (err, out) => (err ? reject(err) : resolve(out))));
-  t.teardown(async () => {
-    await tmux('kill-server').catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc}; echo ZT-EXIT=$?; sleep 60`;
-  await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
-
-  /** The client's own logs (it writes them in its working directory), for a failure's diagnosis. */
-  const clientLogs = () =>
-    Object.fromEntries(
-      ['zulip-terminal-tracebacks.log', 'zulip-terminal-API-requests.log'].map((f) => [f, existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8').slice(-3000) : '(none)']),
-    );
-  const screen = () => tmux('capture-pane', '-p', '-t', 'zt');
-  /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
-  const see = async (what: string, ...texts: Array<string | { not: string }>) => {
-    const deadline = Date.now() + 20_000;
-    let last = '';
-    while (Date.now() < deadline) {
-      last = await screen();
-      if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    t.fail(what, { screen: last, ...clientLogs() });
-    throw new Error(`zulip-terminal never showed ${JSON.stringify(texts)}`);
-  };
-  const keys = (...k: string[]) => tmux('send-keys', '-t', 'zt', ...k);
-  const type = (text: string) => tmux('send-keys', '-t', 'zt', '-l', text);
+  const { see, keys, type, screen, clientLogs } = await launchClient(t, sys.baseUrl, hamlet, unique);
 
   // ● is zulip-terminal's mark for an active user (idle ◒, offline ○).
   await see('the stream list, the Users panel with the people present, the newest message', '# Elsinore walls', '● Desdemona', '● Othello, the Moor', `Who is there ${unique}?`);
@@ -145,6 +113,66 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
   // Quitting: ^C without a confirmation (exit_confirmation=disabled). The client gives its
   // queue back and ends; its exit status is always 1 (a `finally: sys.exit(1)` in its main),
   // so "no crash report and no traceback log" is what a clean exit looks like.
+  await keys('C-c');
+  await see('the client ended', 'ZT-EXIT=');
+  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
+  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+});
+
+/** zulip-terminal started under its own tmux server for `who`, and the means to watch and drive it. */
+async function launchClient(t: Test, baseUrl: string, who: { email: string; api_key: string }, unique: string) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-zterm-'));
+  const rc = path.join(dir, 'zuliprc');
+  writeFileSync(rc, `[api]\nemail=${who.email}\nkey=${who.api_key}\nsite=${baseUrl}\n\n[zterm]\nnotify=disabled\nautohide=no_autohide\nexit_confirmation=disabled\n`, { mode: 0o600 });
+  const socket = `zc-zterm-${unique}`;
+  const tmux = (...args: string[]) =>
+    new Promise<string>((resolve, reject) => execFile('tmux', ['-L', socket, ...args], { timeout: 10_000 }, (err, out) => (err ? reject(err) : resolve(out))));
+  t.teardown(async () => {
+    await tmux('kill-server').catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc}; echo ZT-EXIT=$?; sleep 60`;
+  await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
+
+  /** The client's own logs (it writes them in its working directory), for a failure's diagnosis. */
+  const clientLogs = () =>
+    Object.fromEntries(
+      ['zulip-terminal-tracebacks.log', 'zulip-terminal-API-requests.log'].map((f) => [f, existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8').slice(-3000) : '(none)']),
+    );
+  const screen = () => tmux('capture-pane', '-p', '-t', 'zt');
+  /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
+  const see = async (what: string, ...texts: Array<string | { not: string }>) => {
+    const deadline = Date.now() + 20_000;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await screen();
+      if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    t.fail(what, { screen: last, ...clientLogs() });
+    throw new Error(`zulip-terminal never showed ${JSON.stringify(texts)}`);
+  };
+  const keys = (...k: string[]) => tmux('send-keys', '-t', 'zt', ...k);
+  const type = (text: string) => tmux('send-keys', '-t', 'zt', '-l', text);
+
+  return { see, keys, type, screen, clientLogs };
+}
+
+t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'s message', { skip: skip ?? false }, async (t) => {
+  // A user with no message at all would leave the client nothing to focus: it stops with
+  // "Can't set focus, ListBox is empty". On Zulip, as here, a new user is never in that state.
+  const sys = await startSystem(t, { config: { welcomeMessages: true } });
+  const unique = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+  const created = await sys.client(sys.people.iago).post('/users', { email: `newcomer-${unique}@zulip.test`, password: `pw-${unique}-long`, full_name: 'Newcomer' });
+  t.equal(created.status, 200, 'created through POST /users');
+  const key = await sys.anonymous().post('/fetch_api_key', { username: `newcomer-${unique}@zulip.test`, password: `pw-${unique}-long` });
+  const newcomer = { user_id: created.body.user_id as number, email: `newcomer-${unique}@zulip.test`, api_key: key.body.api_key as string, full_name: 'Newcomer', password: `pw-${unique}-long` };
+  // The greeting goes out through the outbox a moment after the sign-up is answered.
+  const greeted = async () => ((await sys.client(newcomer).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0 })).body.messages as Array<{ sender_full_name: string; type: string }>) ?? [];
+  for (let i = 0; i < 100 && (await greeted()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  t.match(await greeted(), [{ sender_full_name: 'Welcome Bot', type: 'private' }], "Welcome Bot's direct message is the newcomer's only message");
+  const { see, keys, screen, clientLogs } = await launchClient(t, sys.baseUrl, newcomer, unique);
+  await see('the welcome message on the first screen', 'Welcome Bot', "I'm Welcome Bot");
   await keys('C-c');
   await see('the client ended', 'ZT-EXIT=');
   t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');

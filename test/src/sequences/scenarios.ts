@@ -351,6 +351,24 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     },
   });
 
+  const lastLeavesPrivateThenReuse = fc.constant<Scenario>({
+    name: "the last subscriber leaves a private stream (archived), then creates one of that name and posts at once",
+    async run(s) {
+      const name = `Vacate ${s.unique}`;
+      const me = member(s);
+      await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }], invite_only: true });
+      const old = await streamId(s, me, name);
+      const before = await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 't', content: 'alone' });
+      await s.call(me, 'DELETE', '/users/me/subscriptions', { subscriptions: [name] });
+      await s.call(me, 'POST', '/users/me/subscriptions', { subscriptions: [{ name }] });
+      const fresh = await streamId(s, me, name);
+      s.check(fresh !== old, `a new stream took the freed name (${old} -> ${fresh})`);
+      const sent = await s.call(me, 'POST', '/messages', { type: 'stream', to: name, topic: 't', content: 'again' });
+      s.check((await messageAs(s, me, sent.body.id as number)).stream_id === fresh, 'the post went to the new stream');
+      await s.call(me, 'GET', `/messages/${before.body.id as number}`, {}, 'error');
+    },
+  });
+
   const alertWordThenMessage = fc.constant<Scenario>({
     name: 'add an alert word, then receive a message with it',
     async run(s) {
@@ -505,7 +523,7 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  const all = fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  const all = fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, lastLeavesPrivateThenReuse, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
   // ZC_SEQUENCE_ONLY=<part of a scenario's name> runs only those (to replay or to work on one).
   const only = process.env.ZC_SEQUENCE_ONLY;
   return only ? all.filter((sc) => sc.name.includes(only)) : all;

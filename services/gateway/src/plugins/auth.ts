@@ -12,8 +12,10 @@ import fp from 'fastify-plugin';
 import { subdomainOfHost } from '@zc/shared/config';
 import { users, usersEvents, type Actor } from '@zc/shared/contracts';
 import { AppError, isAppError } from '@zc/shared/errors';
+import type { Param, ParamValues } from '@zc/shared/params';
 import { RedisBatch, credentialTokenKey, redisKey } from '@zc/shared/redis';
 import { queueWindowCheck, windowState } from '../lib/sliding-window.js';
+import { params } from './params.js';
 import { RATE_WINDOW_MS, rateLimitHit, userRateKey } from './rate-limit.js';
 
 declare module 'fastify' {
@@ -60,6 +62,24 @@ export function takeCredentialCheck(request: FastifyRequest): CredentialCheck | 
   const check = request.credentialCheck;
   request.credentialCheck = null;
   return check;
+}
+
+/**
+ * The request's parameters (`params`) for a route holding a pending credential check: when
+ * they are refused, the check is made first, so that a key whose credentials moved is refused
+ * as such, whatever else is wrong with the request.
+ */
+export async function paramsCheckingCredentials<S extends Record<string, Param<unknown>>>(
+  request: FastifyRequest,
+  specs: S,
+  check: CredentialCheck | null,
+): Promise<ParamValues<S>> {
+  try {
+    return params(request, specs);
+  } catch (e) {
+    await check?.verify();
+    throw e;
+  }
 }
 
 const notLoggedIn = () => new AppError(null, 'Not logged in: API authentication or user session required', 401);

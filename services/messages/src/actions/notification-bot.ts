@@ -1,9 +1,11 @@
 /**
- * Messages the realm's notification bot posts for other services (subscriptions:
- * notificationBotMessage): stream change notices and "X subscribed you to ..." direct
- * messages. Each is sent once: a redelivered event hits the same idempotency key.
+ * Messages the realm's system bots post for other services: the notification bot's stream
+ * change notices and "X subscribed you to ..." direct messages (subscriptions:
+ * notificationBotMessage), and any system bot's direct message asked through the messages
+ * inbox (users: Welcome Bot greeting a new user). Each is sent once: a redelivered event hits
+ * the same idempotency key.
  */
-import { users, type NotificationBotMessage } from '@zc/shared/contracts';
+import { users, type NotificationBotMessage, type SystemBotMessage } from '@zc/shared/contracts';
 import type { MessagesDeps } from '../deps.js';
 import { checkSendMessage } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
@@ -27,6 +29,25 @@ export async function doPostNotificationBotMessage(deps: MessagesDeps, writer: S
     actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
     client: 'Internal',
     ...target,
+    content: e.content,
+    read_by_sender: true,
+    idempotency_key: e.key,
+    internal: true,
+  });
+}
+
+export async function doPostSystemBotMessage(deps: MessagesDeps, writer: SendWriter, e: SystemBotMessage): Promise<void> {
+  const found = await deps.bus.request(users.resolve, { realm_id: e.realm_id, user_ids: [e.sender_id], emails: [] });
+  const bot = found.users.find((u) => u.user_id === e.sender_id && u.is_bot);
+  if (!bot) {
+    deps.log.warn({ realm_id: e.realm_id, key: e.key, sender_id: e.sender_id }, 'no such system bot; message skipped');
+    return;
+  }
+  await checkSendMessage(deps, writer, {
+    actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
+    client: 'Internal',
+    type: 'private',
+    to: [e.recipient_id],
     content: e.content,
     read_by_sender: true,
     idempotency_key: e.key,

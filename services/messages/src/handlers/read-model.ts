@@ -1,8 +1,8 @@
 /** Durable consumers feeding the read models, and the stream announcement. */
 import type { Bus } from '@zc/shared/bus';
-import { subscriptionsEvents } from '@zc/shared/contracts';
+import { messagesInbox, subscriptionsEvents } from '@zc/shared/contracts';
 import { doAnnounceStream } from '../actions/announce-stream.js';
-import { doPostNotificationBotMessage } from '../actions/notification-bot.js';
+import { doPostNotificationBotMessage, doPostSystemBotMessage } from '../actions/notification-bot.js';
 import { SUBSCRIPTIONS_READ_MODEL_EVENTS, USERS_READ_MODEL_EVENTS, applySubscriptionsEvent, applyUsersEvent } from '../actions/read-model.js';
 import { applyRealmEmojiChanged, REALM_EMOJI_READ_MODEL_EVENTS } from '../actions/realm-emoji.js';
 import type { SendWriter } from '../actions/send-writer.js';
@@ -20,4 +20,5 @@ export async function startReadModelConsumers(bus: Bus, deps: MessagesDeps, writ
   await bus.consume([subscriptionsEvents.notificationBotMessage], { durable: 'messages-notification-bot' }, (_subject, payload) =>
     doPostNotificationBotMessage(deps, writer, payload),
   );
+  await bus.consume([messagesInbox.systemBotMessage], { durable: 'messages-system-bot' }, (_subject, payload) => doPostSystemBotMessage(deps, writer, payload));
 }

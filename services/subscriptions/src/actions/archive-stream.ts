@@ -34,24 +34,35 @@ export async function checkArchiveStream(deps: SubscriptionsDeps, r: { actor: Ac
   const archived = await transaction(deps.pool, async (tx) => {
     const before = await streamStore.lockById(tx, actor.realm_id, r.stream_id);
     if (!before) throw invalidStreamId();
-    // Who could see the stream, read before anyone is unsubscribed.
-    const subscribersBefore = (await subscriptionStore.listSubscriberIds(tx, [before.id])).get(before.id) ?? [];
-    const people = await deps.directory.realmPeople(tx, actor.realm_id);
-    const audience = streamAudience(before, subscribersBefore, people);
-    const removed = await subscriptionStore.deactivateStream(tx, before.id);
-    const wasDefault = await streamStore.removeDefaultStream(tx, actor.realm_id, before.id);
-    const after = await streamStore.update(tx, actor.realm_id, before.id, {
-      name: archivedStreamName(before.id, before.name),
-      invite_only: true,
-      is_archived: true,
-    });
-    if (!after) throw invalidStreamId();
-    const defaults = wasDefault ? await defaultStreamObjects(tx, actor.realm_id) : [];
-    await writeEvents(tx, { before, after, audience, removed, ...(wasDefault ? { defaultStreams: { to: people.members, streams: defaults } } : {}) });
-    return after;
+    return doArchiveStream(deps, tx, before);
   });
   await syncStreamToMessages(deps, archived, []);
   return {};
+}
+
+/**
+ * Archives `before`, a stream the caller's transaction holds locked (lockById), and writes
+ * its events; answers the archived row, which the caller syncs to the messages service once
+ * the transaction commits. `formerSubscribers`, who left it earlier in the same transaction,
+ * are told it is gone too, so their stream lists match a fresh /register.
+ */
+export async function doArchiveStream(deps: SubscriptionsDeps, tx: Queryable, before: StreamRow, formerSubscribers: readonly number[] = []): Promise<StreamRow> {
+  const realmId = before.realm_id;
+  // Who could see the stream, read before anyone is unsubscribed.
+  const subscribersBefore = (await subscriptionStore.listSubscriberIds(tx, [before.id])).get(before.id) ?? [];
+  const people = await deps.directory.realmPeople(tx, realmId);
+  const audience = streamAudience(before, [...subscribersBefore, ...formerSubscribers], people);
+  const removed = await subscriptionStore.deactivateStream(tx, before.id);
+  const wasDefault = await streamStore.removeDefaultStream(tx, realmId, before.id);
+  const after = await streamStore.update(tx, realmId, before.id, {
+    name: archivedStreamName(before.id, before.name),
+    invite_only: true,
+    is_archived: true,
+  });
+  if (!after) throw invalidStreamId();
+  const defaults = wasDefault ? await defaultStreamObjects(tx, realmId) : [];
+  await writeEvents(tx, { before, after, audience, removed, ...(wasDefault ? { defaultStreams: { to: people.members, streams: defaults } } : {}) });
+  return after;
 }
 
 /** The realm's default streams as /register's realm_default_streams shows them. */

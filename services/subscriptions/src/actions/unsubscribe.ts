@@ -2,7 +2,8 @@
  * DELETE /users/me/subscriptions: unsubscribes the caller, or the principals, from streams
  * named in the request. Removing someone else needs Zulip's permission: membership of the
  * stream's can_remove_subscribers_group (role:administrators unless changed), or owning the
- * bots being removed, in both cases with access to the stream.
+ * bots being removed, in both cases with access to the stream. A private stream left
+ * without subscribers is archived in the same transaction.
  */
 import { subscriptionsEvents, type Actor } from '@zc/shared/contracts';
 import { transaction, type Queryable } from '@zc/shared/db';
@@ -19,7 +20,9 @@ import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type Pair } from '../store/subscription-store.js';
 import { checkSubscriptionRequestSize } from '../lib/request-limits.js';
 import { activePrincipals, ensureRealm } from './directory.js';
+import { doArchiveStream } from './archive-stream.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
+import { syncStreamToMessages } from './read-model-sync.js';
 
 export interface UnsubscribeInput {
   actor: Actor;
@@ -65,18 +68,52 @@ export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: Unsub
     for (const s of streams) if (!mayRemoveOthers(actor, s, mine.has(s.id), others, groups)) throw insufficientPermission();
   }
 
-  return transaction(deps.pool, async (tx) => {
+  const { out, archived } = await transaction(deps.pool, async (tx) => {
+    // Private streams first, as DELETE and PATCH /streams lock them, so that of two last
+    // subscribers leaving at once the second sees the first gone.
+    const lockedPrivate = await lockPrivateStreams(tx, actor.realm_id, streams);
     // One lock order for every request, so concurrent changes cannot deadlock each other.
     const pairs = users.flatMap((u) => streams.map((s) => ({ user_id: u.id, stream_id: s.id }))).sort(byUserThenStream);
     const removed = await subscriptionStore.deactivate(tx, pairs);
     await writeEvents(deps, tx, actor.realm_id, streams, removed);
+    const archived = await archiveVacatedPrivateStreams(deps, tx, lockedPrivate, removed);
     const isRemoved = new Set(removed.map((p) => `${p.user_id}:${p.stream_id}`));
     const out = { removed: [] as string[], not_removed: [] as string[] };
     for (const u of users) {
       for (const s of streams) (isRemoved.has(`${u.id}:${s.id}`) ? out.removed : out.not_removed).push(s.name);
     }
-    return out;
+    return { out, archived };
   });
+  for (const s of archived) await syncStreamToMessages(deps, s, []);
+  return out;
+}
+
+async function lockPrivateStreams(tx: Queryable, realmId: number, streams: readonly StreamRow[]): Promise<StreamRow[]> {
+  const locked: StreamRow[] = [];
+  for (const id of streams.filter((s) => s.invite_only).map((s) => s.id).sort((a, b) => a - b)) {
+    const row = await streamStore.lockById(tx, realmId, id);
+    if (row) locked.push(row);
+  }
+  return locked;
+}
+
+/**
+ * A private stream whose last active subscriber this request removed is archived, as Zulip
+ * does at our feature level (bulk_remove_subscriptions deactivates "newly-vacant private
+ * streams"): nobody is left who could add anyone back, so its name is freed and its state
+ * leaves every listing. Administrators get the stream delete event, as for DELETE /streams,
+ * and so do those who just left (Zulip 6 left their lists stale until they re-registered).
+ */
+async function archiveVacatedPrivateStreams(deps: SubscriptionsDeps, tx: Queryable, lockedPrivate: readonly StreamRow[], removed: readonly Pair[]): Promise<StreamRow[]> {
+  const touched = lockedPrivate.filter((s) => removed.some((p) => p.stream_id === s.id));
+  if (touched.length === 0) return [];
+  const subscribersOf = await subscriptionStore.listSubscriberIds(tx, touched.map((s) => s.id));
+  const archived: StreamRow[] = [];
+  for (const s of touched) {
+    const leavers = removed.filter((p) => p.stream_id === s.id).map((p) => p.user_id);
+    if ((subscribersOf.get(s.id) ?? []).length === 0) archived.push(await doArchiveStream(deps, tx, s, leavers));
+  }
+  return archived;
 }
 
 /** The domain facts, a subscription remove to each removed user, then peer_remove to the rest. */

@@ -1,6 +1,6 @@
 /** State changes of realms and users; each writes its domain events through the outbox. */
 import { AppError, badRequest } from '@zc/shared/errors';
-import { Role, eventsInbox, isAdmin, usersEvents, type Actor } from '@zc/shared/contracts';
+import { Role, eventsInbox, isAdmin, messagesInbox, usersEvents, type Actor } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
 import { SYSTEM_GROUPS, isDirectSystemGroupMember, realmSettings, systemGroupId } from '@zc/shared/policy';
@@ -8,6 +8,7 @@ import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
 import { checkFullName } from '../lib/full-name.js';
 import { toRealmRecord } from '../lib/realm-view.js';
+import { welcomeMessage } from '../lib/welcome-message.js';
 import { EMAIL_VISIBILITY_EVERYONE, toApiUser, toUserRecord } from '../lib/user-view.js';
 import { userGroupStore } from '../store/user-group-store.js';
 import { realmStore, type RealmRow } from '../store/realm-store.js';
@@ -131,17 +132,50 @@ export function notificationBotEmail(deps: UsersDeps, realm: Pick<RealmRow, 'sub
   return `notification-bot@${realmHostOf(deps, realm)}`;
 }
 
-async function createNotificationBot(deps: UsersDeps, q: Queryable, realm: RealmRow): Promise<void> {
-  const { user } = await insertAccount(deps, q, realm, {
-    email: notificationBotEmail(deps, realm),
-    password: null,
-    full_name: 'Notification Bot',
-    is_bot: true,
-    bot_type: 1,
-    is_system_bot: true,
-  });
-  // Other services learn of it through their read models; clients see it in cross_realm_bots.
+/** The address of a realm's Welcome Bot, who greets each new human user. */
+export function welcomeBotEmail(deps: UsersDeps, realm: Pick<RealmRow, 'subdomain'>): string {
+  return `welcome-bot@${realmHostOf(deps, realm)}`;
+}
+
+/** A bot of the server's own (no owner, no password), listed to clients in cross_realm_bots. */
+async function createSystemBot(deps: UsersDeps, q: Queryable, realm: RealmRow, email: string, fullName: string): Promise<UserRow> {
+  const { user } = await insertAccount(deps, q, realm, { email, password: null, full_name: fullName, is_bot: true, bot_type: 1, is_system_bot: true });
+  // Other services learn of it through their read models.
   await addToOutbox(q, 'users', usersEvents.userCreated, toUserRecord(user, realm, realmHostOf(deps, realm)));
+  return user;
+}
+
+/**
+ * The realm's Welcome Bot, made on first need in a realm created before it existed. Its own
+ * transaction, ahead of the new user's: two sign-ups at once may both try, and the one that
+ * loses finds the other's.
+ */
+async function ensureWelcomeBot(deps: UsersDeps, realm: RealmRow): Promise<UserRow> {
+  const email = welcomeBotEmail(deps, realm);
+  const found = await userStore.findByDeliveryEmail(deps.pool, realm.id, email);
+  if (found) return found;
+  try {
+    return await transaction(deps.pool, (tx) => createSystemBot(deps, tx, realm, email, 'Welcome Bot'));
+  } catch (e) {
+    const raced = e instanceof AppError ? await userStore.findByDeliveryEmail(deps.pool, realm.id, email) : undefined;
+    if (raced) return raced;
+    throw e;
+  }
+}
+
+/**
+ * Welcome Bot's direct message to a new human user, sent by the messages service from the
+ * outbox, so it goes out once the user exists (Zulip's initial direct message at sign-up).
+ */
+async function welcome(deps: UsersDeps, q: Queryable, realm: RealmRow, user: UserRow, bot: UserRow | null): Promise<void> {
+  if (!bot || user.is_bot) return;
+  await addToOutbox(q, 'users', messagesInbox.systemBotMessage, {
+    realm_id: realm.id,
+    key: `welcome:${user.id}`,
+    sender_id: bot.id,
+    recipient_id: user.id,
+    content: welcomeMessage(realm.name),
+  });
 }
 
 export interface CreatedRealm {
@@ -167,7 +201,10 @@ export async function doCreateRealm(
     await addToOutbox(tx, 'users', usersEvents.realmCreated, toRealmRecord(realm, realmUrlOf(deps, realm)));
     const { user, apiKey } = await insertAccount(deps, tx, realm, owner);
     await announceUser(deps, tx, realm, user);
-    await createNotificationBot(deps, tx, realm);
+    await createSystemBot(deps, tx, realm, notificationBotEmail(deps, realm), 'Notification Bot');
+    if (deps.config.welcomeMessages) {
+      await welcome(deps, tx, realm, user, await createSystemBot(deps, tx, realm, welcomeBotEmail(deps, realm), 'Welcome Bot'));
+    }
     return { realm, owner: user, apiKey, realmUrl: realmUrlOf(deps, realm) };
   });
 }
@@ -175,9 +212,11 @@ export async function doCreateRealm(
 /** Creates an account in a realm without permission checks (management CLI). */
 export async function doCreateUser(deps: UsersDeps, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {
   const account = checkNewAccount(a);
+  const bot = deps.config.welcomeMessages && !account.is_bot ? await ensureWelcomeBot(deps, realm) : null;
   return transaction(deps.pool, async (tx) => {
     const created = await insertAccount(deps, tx, realm, account);
     await announceUser(deps, tx, realm, created.user);
+    await welcome(deps, tx, realm, created.user, bot);
     return created;
   });
 }

@@ -4,7 +4,7 @@ import { eventsRpc, isGuest, type Actor } from '@zc/shared/contracts';
 import { PollHub, PollStore, UNEXPECTED } from '@zc/shared/event-queues';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
-import { takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
+import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
 import { params } from '../../../../plugins/params.js';
 
 /**
@@ -36,14 +36,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
   const pollParams = { queue_id: str(), last_event_id: int({ min: -1 }), dont_block: bool().optional(false) };
 
   async function answer(request: FastifyRequest, response: FastifyReply, actor: Actor, check: CredentialCheck | null): Promise<unknown> {
-    let p;
-    try {
-      p = params(request, pollParams);
-    } catch (e) {
-      // A key whose credentials moved is refused as such, whatever else is wrong with the request.
-      await check?.verify();
-      throw e;
-    }
+    const p = await paramsCheckingCredentials(request, pollParams, check);
     const reply = await hub.getEvents(
       {
         queueId: p.queue_id,

@@ -5,8 +5,7 @@ import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
 import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
 import { sendRawSuccess, sendSuccessMembers } from '../../../../../lib/raw-success.js';
-import { takeCredentialCheck, type CredentialCheck } from '../../../../../plugins/auth.js';
-import { params } from '../../../../../plugins/params.js';
+import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../../plugins/auth.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
 const status = custom((raw) => {
@@ -31,18 +30,12 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
   const { store, reader } = presence;
 
   async function answer(request: FastifyRequest, reply: FastifyReply, actor: Actor, check: CredentialCheck | null): Promise<unknown> {
-    let p;
-    try {
-      p = params(request, pingParams);
-    } catch (e) {
-      // A key whose credentials moved is refused as such, whatever else is wrong with the request.
-      await check?.verify();
-      throw e;
-    }
+    const p = await paramsCheckingCredentials(request, pingParams, check);
     const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
     const usersService = () => app.deps.bus.request(users.updatePresence, { actor, status: reported, ping_only, ...fetch });
     if (ping_only) {
-      const ping = await storeSteadyPing(store, actor, reported, check);
+      // Nothing is read after a ping-only ping: it may share its round trip with others.
+      const ping = await storeSteadyPing(store, actor, reported, check, { coalesced: true });
       if (ping === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
       return success(ping === 'stored' ? {} : await usersService());
     }
