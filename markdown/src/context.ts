@@ -33,6 +33,16 @@ export interface RealmEmoji {
   deactivated?: boolean;
 }
 
+/** An uploaded image that has thumbnails (Zulip's ImageAttachment), as its inline preview shows it. */
+export interface UploadedImagePreview {
+  /** The original's size, for the preview's `data-original-dimensions`. */
+  width: number;
+  height: number;
+  animated: boolean;
+  /** The `src` of the preview: the default thumbnail, below /user_uploads/thumbnail/. */
+  thumbnailUrl: string;
+}
+
 export interface RenderContext {
   /** The realm's URL without a trailing slash, e.g. `https://chat.example.com`. */
   realmUrl: string;
@@ -50,6 +60,12 @@ export interface RenderContext {
   translateEmoticons?: boolean;
   /** Alert words to look for (any user's), reported in `alert_words_found`. */
   alertWords?: readonly string[];
+  /**
+   * The realm's uploaded images that have thumbnails, by path id (the part after /user_uploads/).
+   * A link to an upload gets an inline preview only when it is one of these: Zulip previews
+   * uploads by what they are, not by their names. Without it, links to uploads get none.
+   */
+  uploadedImages?: { byPathId(pathId: string): UploadedImagePreview | undefined };
   /** The realm's inline image preview setting; default true. */
   inlineImagePreview?: boolean;
   /**

@@ -24,6 +24,7 @@ export type {
   RenderContext,
   RenderResult,
   StreamRef,
+  UploadedImagePreview,
 } from './context.js';
 export { urlFormatStringToTemplate, validateLinkifier } from './linkifiers.js';
 export { sanitizeUrl } from './urls.js';

@@ -1,8 +1,11 @@
 // After rendering: collect the message's links (has_link, attachments) and add
 // inline previews below paragraphs that link to images or videos. Links in
-// quotes are not previewed (the quoted message already showed them).
+// quotes are not previewed (the quoted message already showed them). A link to
+// an upload is previewed when the upload is a thumbnailed image, with its
+// thumbnail (Zulip 9's rendering of ImageAttachment previews).
 
 import { createHmac } from 'node:crypto';
+import type { UploadedImagePreview } from './context.js';
 import type { RenderState } from './state.js';
 import { El } from './tree.js';
 
@@ -88,12 +91,23 @@ function insertionIndex(grandparent: El, parent: El): number {
   }
 }
 
-function addPreview(root: El, link: FoundLink, kind: 'image' | 'video', state: RenderState): void {
+type Preview = { kind: 'image' | 'video' } | { kind: 'upload'; image: UploadedImagePreview };
+
+function addPreview(root: El, link: FoundLink, preview: Preview, state: RenderState): void {
   const urlIsText = link.text === '' || link.text === link.url;
-  const div = new El('div', { class: kind === 'image' ? 'message_inline_image' : 'message_inline_image message_inline_video' });
+  const div = new El('div', { class: preview.kind === 'video' ? 'message_inline_image message_inline_video' : 'message_inline_image' });
   const a = div.sub('a', { href: link.url });
   if (!urlIsText) a.set('title', link.text);
-  if (kind === 'image') a.sub('img', { src: proxiedUrl(link.url, state) });
+  if (preview.kind === 'upload') {
+    // Zulip: clients size the box from the original's dimensions and swap in the animated
+    // format (server_thumbnail_formats) for images marked animated.
+    const { image } = preview;
+    a.sub('img', {
+      ...(image.animated ? { 'data-animated': 'true' } : {}),
+      'data-original-dimensions': `${image.width}x${image.height}`,
+      src: image.thumbnailUrl,
+    });
+  } else if (preview.kind === 'image') a.sub('img', { src: proxiedUrl(link.url, state) });
   else a.sub('video', { preload: 'metadata', src: proxiedUrl(link.url, state) });
 
   const { parent, grandparent } = link;
@@ -109,11 +123,16 @@ function addPreview(root: El, link: FoundLink, kind: 'image' | 'video', state: R
   }
 }
 
-function previewKind(url: string): 'image' | 'video' | undefined {
+function previewOf(url: string, state: RenderState): Preview | undefined {
+  const pathId = uploadPathId(url, state.ctx.realmUrl);
+  if (pathId !== undefined) {
+    const image = state.ctx.uploadedImages?.byPathId(pathId);
+    return image ? { kind: 'upload', image } : undefined;
+  }
   const path = pathOf(url);
   if (path === undefined) return undefined;
-  if (IMAGE_EXTENSIONS.some((ext) => path.endsWith(ext))) return 'image';
-  if (VIDEO_EXTENSIONS.some((ext) => path.endsWith(ext))) return 'video';
+  if (IMAGE_EXTENSIONS.some((ext) => path.endsWith(ext))) return { kind: 'image' };
+  if (VIDEO_EXTENSIONS.some((ext) => path.endsWith(ext))) return { kind: 'video' };
   return undefined;
 }
 
@@ -144,9 +163,9 @@ export function processLinks(root: El, state: RenderState): LinkFacts {
     for (const link of found) {
       if (!previewable.has(link.url) || done.has(link.url)) continue;
       done.add(link.url);
-      const kind = previewKind(link.url);
-      if (!kind) continue;
-      addPreview(root, link, kind, state);
+      const preview = previewOf(link.url, state);
+      if (!preview) continue;
+      addPreview(root, link, preview, state);
       hasImage = true;
     }
   }

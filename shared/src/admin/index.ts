@@ -109,6 +109,16 @@ export async function exportRealm(q: Queryable, subdomain: string, files?: Archi
       const body = await files.read(a.path_id);
       if (body) out.files[a.path_id] = { content_type: a.content_type ?? 'application/octet-stream', base64: body.toString('base64') };
     }
+    // Thumbnails of uploaded images, stored by the uploads service at thumbnail/<path_id>/<format>
+    // (services/uploads/src/lib/thumbnail-image.ts), so imported previews keep working.
+    const pathIds = new Map((out.tables['uploads.attachment'] ?? []).map((a) => [Number((a as { id: number }).id), (a as { path_id: string }).path_id]));
+    for (const i of (out.tables['uploads.image_attachment'] ?? []) as Array<{ attachment_id: number; thumbnail_formats: string[] }>) {
+      for (const format of i.thumbnail_formats) {
+        const key = `thumbnail/${pathIds.get(Number(i.attachment_id))}/${format}`;
+        const body = await files.read(key);
+        if (body) out.files[key] = { content_type: `image/${format.split('.').pop()}`, base64: body.toString('base64') };
+      }
+    }
   }
   return out;
 }

@@ -25,6 +25,40 @@ export const Attachment = Type.Object({
 });
 export type Attachment = Static<typeof Attachment>;
 
+/**
+ * One size an uploaded image is thumbnailed into (/register's `server_thumbnail_formats`).
+ * A thumbnail's URL is `/user_uploads/thumbnail/{path_id}/{name}`.
+ */
+export const ThumbnailFormat = Type.Object({
+  name: Type.String(),
+  max_width: Type.Integer(),
+  max_height: Type.Integer(),
+  format: Type.String(),
+  animated: Type.Boolean(),
+});
+export type ThumbnailFormat = Static<typeof ThumbnailFormat>;
+
+/**
+ * The formats uploaded images are thumbnailed into, Zulip's THUMBNAIL_OUTPUT_FORMATS: one
+ * still WebP for every image, and an animated one for animated images only.
+ */
+export const THUMBNAIL_FORMATS: readonly ThumbnailFormat[] = [
+  { name: '840x560-anim.webp', max_width: 840, max_height: 560, format: 'webp', animated: true },
+  { name: '840x560.webp', max_width: 840, max_height: 560, format: 'webp', animated: false },
+];
+
+/** The format inline previews show (Zulip always uses the still one; clients swap in the animated one). */
+export const DEFAULT_THUMBNAIL_FORMAT = '840x560.webp';
+
+/** An uploaded image that has thumbnails, as message rendering needs it. */
+export const UploadedImage = Type.Object({
+  path_id: Type.String(),
+  original_width: Type.Integer(),
+  original_height: Type.Integer(),
+  animated: Type.Boolean(),
+});
+export type UploadedImage = Static<typeof UploadedImage>;
+
 /** Where the gateway streams an upload's body to, or a download's bytes from. */
 export const StreamTarget = Type.Object({
   /** `stream`: an internal URL of an uploads replica (token included); `redirect`: send the client there. */
@@ -70,6 +104,24 @@ export const uploads = {
     safe: true,
     request: Type.Object({ actor: Actor, realm_id: Type.Integer(), path_id: Type.String() }),
     reply: StreamTarget,
+  }),
+  /**
+   * GET /user_uploads/thumbnail/{realm_id}/{path}/{format}: a thumbnail, under the same access
+   * rules as its file; 404 for a file with no thumbnails (not an image) or a format not made.
+   */
+  openThumbnail: rpc('uploads.v1.open_thumbnail', {
+    safe: true,
+    request: Type.Object({ actor: Actor, realm_id: Type.Integer(), path_id: Type.String(), format: Type.String() }),
+    reply: StreamTarget,
+  }),
+  /**
+   * The realm's uploads among `path_ids` that are thumbnailed images (message rendering: only
+   * those get an inline preview). Not an access check: rendering only learns their sizes.
+   */
+  uploadedImages: rpc('uploads.v1.uploaded_images', {
+    safe: true,
+    request: Type.Object({ realm_id: Type.Integer(), path_ids: Type.Array(Type.String(), { maxItems: 1000 }) }),
+    reply: Type.Object({ images: Type.Array(UploadedImage) }),
   }),
   /** GET /api/v1/user_uploads/{realm_id}/{path}: the same checks, answered with a URL valid for 60 seconds. */
   temporaryUrl: rpc('uploads.v1.temporary_url', {

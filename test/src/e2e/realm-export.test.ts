@@ -2,7 +2,7 @@
  * Realm export and import as the backup and migration path (issue 15): a realm with people,
  * a stream, messages, a reaction and an uploaded file is exported to JSON, imported into a
  * fresh database (every schema migrated, nothing else), and a system started there serves the
- * same realm through the API: same API keys, messages, reactions, subscriptions and file.
+ * same realm through the API: same API keys, messages, reactions, subscriptions, files and thumbnails.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -21,6 +21,7 @@ import { archiveFiles, uploadsService } from '@zc/uploads';
 import { usersService } from '@zc/users';
 import { ApiClient } from '../client.js';
 import { startSystem } from '../harness.js';
+import { png } from './realm-emoji-support.js';
 import { upload } from './uploads-support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,8 +37,10 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   const up = await upload(sys, sys.people.hamlet, [{ filename: 'notes.txt', data: Buffer.from('kept across servers') }]);
   t.equal(up.status, 200);
   const uri = (up.json as { uri: string }).uri;
+  const image = await upload(sys, sys.people.hamlet, [{ filename: 'castle.png', contentType: 'image/png', data: await png(100, 80) }]);
+  const imagePathId = (image.json as { uri: string }).uri.slice('/user_uploads/'.length);
   const ids: number[] = [];
-  for (const content of ['first words', `with a [file](${uri})`]) {
+  for (const content of ['first words', `with a [file](${uri}) and [castle.png](/user_uploads/${imagePathId})`]) {
     for (let i = 0; i < 50; i++) {
       const r = await hamlet.call<{ id: number }>('POST', '/messages', { type: 'stream', to: 'archive', topic: 'backup', content });
       if (r.status === 200) {
@@ -59,7 +62,7 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   const archive = JSON.parse(JSON.stringify(await exportRealm(pool1, '', files1))) as Awaited<ReturnType<typeof exportRealm>>;
   t.equal(archive.realm.id, sys.realmId);
   t.ok((archive.tables['messages.message'] ?? []).length >= 2, 'messages exported');
-  t.equal(Object.keys(archive.files).length, 1, 'the uploaded file travels with it');
+  t.same(Object.keys(archive.files).sort(), [uri.slice('/user_uploads/'.length), imagePathId, `thumbnail/${imagePathId}/840x560.webp`].sort(), 'the uploaded files and the thumbnail travel with it');
   await t.rejects(exportRealm(pool1, 'nope'), /no realm with subdomain 'nope'/, 'an unknown realm is named');
   await t.rejects(importRealm(pool1, archive), /already exists here/, 'importing over the same realm is refused');
 
@@ -71,7 +74,7 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   const defs: ServiceDefinition[] = [usersService, subscriptionsService, messagesService, draftsService, uploadsService({ storage: { kind: 'local', dir: dir2 }, sweepIntervalSeconds: 0 })];
   for (const d of defs) if (d.migrationsDir) await runMigrations(pool2, d.name, d.migrationsDir, d.migrationLibraries);
   const imported = await importRealm(pool2, archive, archiveFiles({ kind: 'local', dir: dir2 }));
-  t.match(imported, { realm_id: sys.realmId, files: 1 });
+  t.match(imported, { realm_id: sys.realmId, files: 3 });
   t.ok(imported.rows > 20, `${imported.rows} rows written`);
 
   const gw = gatewayService({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0 });
@@ -91,9 +94,12 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   t.same(view(after.body.messages), view(before.body.messages), 'the same messages, contents and reactions');
   const subs = await hamlet2.call<{ subscriptions: Array<{ name: string }> }>('GET', '/users/me/subscriptions');
   t.ok(subs.body.subscriptions.some((s) => s.name === 'archive'), 'subscriptions kept');
-  const file = await fetch(`${base}${uri}`, { headers: { authorization: `Basic ${Buffer.from(`${sys.people.hamlet.email}:${sys.people.hamlet.api_key}`).toString('base64')}` } });
+  const auth = { authorization: `Basic ${Buffer.from(`${sys.people.hamlet.email}:${sys.people.hamlet.api_key}`).toString('base64')}` };
+  const file = await fetch(`${base}${uri}`, { headers: auth });
   t.equal(file.status, 200);
   t.equal(await file.text(), 'kept across servers', 'the file is served from the new storage');
+  const thumbnail = await fetch(`${base}/user_uploads/thumbnail/${imagePathId}/840x560.webp`, { headers: auth });
+  t.equal(thumbnail.status, 200, 'the preview\'s thumbnail too');
   // New rows get ids after the imported ones.
   const sent = await hamlet2.call<{ id: number }>('POST', '/messages', { type: 'stream', to: 'archive', topic: 'backup', content: 'after the move' });
   t.equal(sent.status, 200, JSON.stringify(sent.body));

@@ -1,14 +1,16 @@
 /**
  * Uploads on the S3-compatible backend, end to end against a real S3 server (s3rver): an
  * upload larger than one multipart part, downloads streamed through the gateway or
- * redirected to a signed URL, the access rule before the redirect, and deletion removing
- * the object from the bucket.
+ * redirected to a signed URL, the access rule before the redirect, deletion removing
+ * the object from the bucket, and an image's thumbnail stored, served and deleted with it.
  */
 import { randomBytes } from 'node:crypto';
 import { S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
 import t from 'tap';
 import { startSystem } from '../harness.js';
 import { startTestS3 } from '../s3-server.js';
+import { png } from './realm-emoji-support.js';
 import { raw, upload } from './uploads-support.js';
 
 for (const redirectDownloads of [false, true]) {
@@ -55,6 +57,20 @@ for (const redirectDownloads of [false, true]) {
     t.equal((await sys.client(hamlet).delete(`/attachments/${id}`)).status, 200);
     t.same(await objects(), [], 'the object is gone from the bucket');
     t.equal((await raw(sys, 'GET', uri, { as: hamlet })).status, 404);
+
+    // An image: its thumbnail is stored beside it, served (or redirected to) under the file's rule, deleted with it.
+    const image = await upload(sys, hamlet, [{ filename: 'castle.png', contentType: 'image/png', data: await png(1200, 900) }]);
+    const imagePath = (image.json.uri as string).slice('/user_uploads/'.length);
+    const thumbnailKey = `thumbnail/${imagePath}/840x560.webp`;
+    t.same((await objects()).sort(), [imagePath, thumbnailKey].sort(), 'the thumbnail is in the bucket');
+    const thumb = await raw(sys, 'GET', `/user_uploads/${thumbnailKey}`, { as: hamlet });
+    t.equal(thumb.status, redirectDownloads ? 302 : 200);
+    const thumbBody = redirectDownloads ? Buffer.from(await (await fetch(thumb.headers.location as string)).arrayBuffer()) : thumb.body;
+    t.match(await sharp(thumbBody).metadata(), { format: 'webp', width: 747, height: 560 });
+    t.equal((await raw(sys, 'GET', `/user_uploads/${thumbnailKey}`, { as: othello })).status, 403, 'the file\'s access rule');
+    const imageId = ((await sys.client(hamlet).get('/attachments')).body.attachments as Array<{ id: number; path_id: string }>).find((a) => a.path_id === imagePath)?.id;
+    t.equal((await sys.client(hamlet).delete(`/attachments/${imageId}`)).status, 200);
+    t.same(await objects(), [], 'the image and its thumbnail are gone from the bucket');
 
     const tooBig = await upload(sys, hamlet, [{ filename: 'x.bin', data: Buffer.alloc(26 * 1024 * 1024, 1) }]);
     t.equal(tooBig.status, 400);

@@ -3,7 +3,13 @@
  * or send two files), raw requests to the gateway, and polling for eventually-true facts.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { request } from 'undici';
+import { loadConfig } from '@zc/shared/config';
+import { createPool } from '@zc/shared/db';
+import { createLogger } from '@zc/shared/logging';
+import { doCreateRealm, makeDeps } from '@zc/users/manage';
 import type { Account, System } from '../harness.js';
 
 export interface FilePart {
@@ -76,4 +82,34 @@ export async function until(probe: () => Promise<boolean>, ms = 10_000): Promise
     await new Promise((r) => setTimeout(r, 50));
   }
   return false;
+}
+
+/**
+ * A second realm (subdomain `norway`, served at Host `norway.localhost`) and its owner, known
+ * to the gateway by the time this returns: for "nobody from another realm" checks.
+ */
+export async function otherRealmOwner(sys: System, t: { teardown(fn: () => unknown): void }): Promise<{ realmId: number; owner: Account; host: string }> {
+  const pool = createPool(sys.env.databaseUrl, { max: 1 });
+  t.teardown(() => pool.end());
+  const deps = makeDeps({ pool, config: loadConfig(sys.env.config), log: createLogger({ service: 'test', level: 'silent' }) });
+  const other = await doCreateRealm(deps, { name: 'Norway', subdomain: 'norway', owner: { email: 'fortinbras@norway.test', password: 'x'.repeat(12), full_name: 'Fortinbras' } });
+  const owner = { user_id: other.owner.id, email: 'fortinbras@norway.test', api_key: other.apiKey, full_name: 'Fortinbras', password: '' };
+  const host = 'norway.localhost';
+  await sys.flushOutboxes();
+  await until(async () => (await raw(sys, 'GET', '/api/v1/users/me', { as: owner, host })).status === 200);
+  return { realmId: other.realm.id, owner, host };
+}
+
+/** Every stored file under `dir` (temporary files of writes in progress included), sorted. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = path.join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
 }

@@ -4,41 +4,24 @@
  * `attachment` events, and every refusal (empty or broken multipart, oversize, two files,
  * path traversal, a cut-off upload), each leaving nothing behind.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import t from 'tap';
 import { clientEventSchema } from '@zc/shared/contracts/client-events';
-import { loadConfig } from '@zc/shared/config';
 import { createPool } from '@zc/shared/db';
-import { createLogger } from '@zc/shared/logging';
-import { doCreateRealm, makeDeps } from '@zc/users/manage';
 import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
 import { MessagesWorld } from './messages-fixtures.js';
-import { basicAuth, multipart, raw, until, upload } from './uploads-support.js';
+import { basicAuth, filesUnder, multipart, otherRealmOwner, raw, until, upload } from './uploads-support.js';
 
 /** Whether a delivered event has a declared schema and matches it. */
 const matchesSchema = (e: unknown) => {
   const schema = clientEventSchema(e as { type: string; op?: string });
   return schema !== undefined && Value.Check(schema, e);
 };
-
-/** Every stored file under `dir` (temporary files of writes in progress included). */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(path.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 t.test('uploads', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-uploads-e2e-'));
@@ -137,19 +120,12 @@ t.test('uploads', async (t) => {
   });
 
   t.test('nobody from another realm, whatever the path', async (t) => {
-    const config = loadConfig(sys.env.config);
-    const pool = createPool(sys.env.databaseUrl, { max: 1 });
-    t.teardown(() => pool.end());
-    const deps = makeDeps({ pool, config, log: createLogger({ service: 'test', level: 'silent' }) });
-    const other = await doCreateRealm(deps, { name: 'Norway', subdomain: 'norway', owner: { email: 'fortinbras@norway.test', password: 'x'.repeat(12), full_name: 'Fortinbras' } });
-    const fortinbras = { user_id: other.owner.id, email: 'fortinbras@norway.test', api_key: other.apiKey, full_name: 'Fortinbras', password: '' };
-    await sys.flushOutboxes();
-    let r = await download(uri, fortinbras, 'norway.localhost');
-    t.ok(await until(async () => (r = await download(uri, fortinbras, 'norway.localhost')).status !== 401), 'the new realm is known');
+    const other = await otherRealmOwner(sys, t);
+    const r = await download(uri, other.owner, other.host);
     t.equal(r.status, 404);
     t.match(r.json, { result: 'error', msg: 'File not found' });
-    const ownRealmPath = uri.replace(`/user_uploads/${sys.realmId}/`, `/user_uploads/${other.realm.id}/`);
-    t.equal((await download(ownRealmPath, fortinbras, 'norway.localhost')).status, 404, 'the same path under their realm id');
+    const ownRealmPath = uri.replace(`/user_uploads/${sys.realmId}/`, `/user_uploads/${other.realmId}/`);
+    t.equal((await download(ownRealmPath, other.owner, other.host)).status, 404, 'the same path under their realm id');
   });
 
   t.test('malformed and traversing download paths are not found', async (t) => {

@@ -9,10 +9,11 @@ import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { customEmojiCandidates } from '../lib/emoji.js';
 import { contentFacts, contentFlagBits } from '../lib/mention-flags.js';
-import { renderContent, topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
+import { topicLinksOf, type Rendered, type TopicLink } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import type { RealmRow } from '../store/read-model-store.js';
 import { activeRealmEmojiByName } from './realm-emoji.js';
+import { renderWithUploadPreviews } from './uploaded-images.js';
 import { alertWordsOfUsers, mentionedGroupMembers, renderContextOf } from './render-context.js';
 
 export interface MessageToRender {
@@ -58,7 +59,7 @@ export async function renderMessage(deps: MessagesDeps, realm: RealmRow, m: Mess
     activeRealmEmojiByName(deps, realm.id, customEmojiCandidates(m.content)),
   ]);
   const ctx = renderContextOf(data, realm, { alertWords: alertWordsOfUsers(data, m.recipientIds), translateEmoticons, realmEmoji });
-  const rendered = renderContent(m.content, ctx);
+  const rendered = await renderWithUploadPreviews(deps, realm.id, m.content, ctx);
   // @**topic** reaches those who posted in the topic, and the sender (Zulip's topic_participant_user_ids).
   const topicParticipants =
     rendered.mentions_topic_wildcard && m.streamId !== null
@@ -101,5 +102,5 @@ export async function renderPreview(deps: MessagesDeps, actor: { realm_id: numbe
     translatesEmoticons(deps, realm.id, actor.user_id, content),
     activeRealmEmojiByName(deps, realm.id, customEmojiCandidates(content)),
   ]);
-  return renderContent(content, renderContextOf(data, realm, { alertWords: [], translateEmoticons, realmEmoji })).html;
+  return (await renderWithUploadPreviews(deps, realm.id, content, renderContextOf(data, realm, { alertWords: [], translateEmoticons, realmEmoji }))).html;
 }

@@ -10,12 +10,15 @@ import { transaction } from '@zc/shared/db';
 import type { UploadsDeps } from '../deps.js';
 import { toApiAttachment } from '../lib/attachment-view.js';
 import { invalidAttachment } from '../lib/errors.js';
+import { thumbnailKeys } from '../lib/thumbnail-image.js';
 import type { AttachmentRow } from '../store/attachment-store.js';
 import { notifyOwner } from './notify.js';
 
 async function removeObjects(deps: UploadsDeps, rows: readonly AttachmentRow[]): Promise<void> {
   for (const row of rows) {
-    await deps.storage.remove(row.path_id).catch((err) => deps.log.error({ err, path_id: row.path_id }, 'could not remove a deleted attachment'));
+    for (const key of [row.path_id, ...thumbnailKeys(row.path_id)]) {
+      await deps.storage.remove(key).catch((err) => deps.log.error({ err, key }, 'could not remove a deleted attachment'));
+    }
   }
 }
 

@@ -5,12 +5,14 @@ import { doRemoveAttachment } from '../actions/attachments.js';
 import { checkBeginEmojiUpload, checkDeactivateRealmEmoji } from '../actions/realm-emoji.js';
 import { checkBeginUpload } from '../actions/uploads.js';
 import type { UploadsDeps } from '../deps.js';
-import { accessFile, downloadTarget, getTemporaryUrl, listAttachments, openTemporary } from '../queries/attachments.js';
+import { accessFile, downloadTarget, getTemporaryUrl, listAttachments, listUploadedImages, openTemporary, openThumbnail } from '../queries/attachments.js';
 import { emojiImageTarget, findRealmEmoji, getRegisterState, listRealmEmoji } from '../queries/realm-emoji.js';
 
 export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
   bus.serve(uploads.beginUpload, (r) => checkBeginUpload(deps, r.actor, r.content_length));
   bus.serve(uploads.openFile, async (r) => downloadTarget(deps, await accessFile(deps, r.actor, r.realm_id, r.path_id)));
+  bus.serve(uploads.openThumbnail, (r) => openThumbnail(deps, r.actor, r.realm_id, r.path_id, r.format));
+  bus.serve(uploads.uploadedImages, (r) => listUploadedImages(deps, r.realm_id, r.path_ids));
   bus.serve(uploads.temporaryUrl, async (r) => ({ url: await getTemporaryUrl(deps, r.actor, r.realm_id, r.path_id) }));
   bus.serve(uploads.openTemporary, (r) => openTemporary(deps, r.token));
   bus.serve(uploads.listAttachments, (r) => listAttachments(deps, r.actor));

@@ -10,7 +10,8 @@ import { MULTIPART_OVERHEAD_BYTES } from '../actions/uploads.js';
 import type { UploadsDeps } from '../deps.js';
 import { exactlyOneFile, fileNotFound, fileTooLarge, invalidToken } from '../lib/errors.js';
 import { verifyToken } from '../lib/tokens.js';
-import { readWhole, receiveOneFile } from './multipart-file.js';
+import { readWhole } from '../lib/read-whole.js';
+import { receiveOneFile } from './multipart-file.js';
 
 export async function receiveEmoji(deps: UploadsDeps, req: http.IncomingMessage, token: string): Promise<Record<string, never>> {
   const claims = verifyToken(deps.keys.emojiUpload, token, deps.now());

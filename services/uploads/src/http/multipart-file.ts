@@ -85,10 +85,3 @@ export function receiveOneFile<T>(req: http.IncomingMessage, rules: OneFileRules
     req.pipe(busboy);
   });
 }
-
-/** The whole of a (size-limited) file stream in memory: for small files a library needs whole (emoji images). */
-export async function readWhole(body: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}

@@ -4,6 +4,7 @@
  * few buffers whatever the size); the size limit cuts it off at the first byte too many.
  */
 import type http from 'node:http';
+import { doThumbnailUpload } from '../actions/thumbnails.js';
 import { doStoreUpload, maxUploadBytes, MULTIPART_OVERHEAD_BYTES } from '../actions/uploads.js';
 import type { UploadsDeps } from '../deps.js';
 import { fileTooLarge, invalidToken, noFileGiven, tooManyFiles } from '../lib/errors.js';
@@ -27,6 +28,8 @@ export async function receiveUpload(deps: UploadsDeps, req: http.IncomingMessage
   if (Number.isFinite(declared) && declared > max + MULTIPART_OVERHEAD_BYTES) throw tooLarge();
   const rules = { maxBytes: max, tooLarge, noFile: noFileGiven, tooMany: tooManyFiles };
   const row = await receiveOneFile(req, rules, (file, requestDone) => doStoreUpload(deps, owner, file, requestDone));
+  // Before answering, so a message linking the image a moment later renders its preview.
+  await doThumbnailUpload(deps, row);
   const uri = `/user_uploads/${row.path_id}`;
   return { uri, url: uri, filename: row.file_name };
 }

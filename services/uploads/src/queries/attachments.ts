@@ -1,10 +1,11 @@
 /** Read paths: the caller's attachments, and whether (and how) a caller may download a file. */
-import { messagesRpc, type Actor, type Attachment, type StreamTarget } from '@zc/shared/contracts';
+import { messagesRpc, THUMBNAIL_FORMATS, type Actor, type Attachment, type StreamTarget, type ThumbnailFormat, type UploadedImage } from '@zc/shared/contracts';
 import type { UploadsDeps } from '../deps.js';
 import { toApiAttachment } from '../lib/attachment-view.js';
 import { servedHeaders } from '../lib/content-headers.js';
 import { fileNotFound, invalidToken, notAuthorizedForFile } from '../lib/errors.js';
 import { isPathIdShaped } from '../lib/file-names.js';
+import { thumbnailKey } from '../lib/thumbnail-image.js';
 import { signToken, verifyToken } from '../lib/tokens.js';
 import type { AttachmentRow } from '../store/attachment-store.js';
 
@@ -40,17 +41,42 @@ export async function accessFile(deps: UploadsDeps, actor: Actor, realmId: numbe
   throw notAuthorizedForFile();
 }
 
-/** Where the bytes of an accessible file come from: a signed storage URL, or this replica. */
-export async function downloadTarget(deps: UploadsDeps, row: AttachmentRow): Promise<StreamTarget> {
-  const headers = servedHeaders(row.content_type, row.file_name);
-  const signed = await deps.storage.signedDownloadUrl(row.path_id, {
+/**
+ * Where the bytes of an accessible file (or of one of its thumbnails) come from: a signed
+ * storage URL, or this replica.
+ */
+export async function downloadTarget(deps: UploadsDeps, row: AttachmentRow, thumbnail?: ThumbnailFormat): Promise<StreamTarget> {
+  const key = thumbnail ? thumbnailKey(row.path_id, thumbnail.name) : row.path_id;
+  const headers = thumbnail ? servedHeaders(`image/${thumbnail.format}`, thumbnail.name) : servedHeaders(row.content_type, row.file_name);
+  const signed = await deps.storage.signedDownloadUrl(key, {
     ttlSeconds: deps.settings.storage.kind === 's3' ? deps.settings.storage.signedUrlTtlSeconds : 60,
     contentType: headers['content-type'],
     contentDisposition: headers['content-disposition'],
   });
   if (signed) return { kind: 'redirect', url: signed };
-  const token = signToken(deps.keys.download, { a: row.id }, INTERNAL_DOWNLOAD_TTL, deps.now());
+  const token = signToken(deps.keys.download, thumbnail ? { a: row.id, f: thumbnail.name } : { a: row.id }, INTERNAL_DOWNLOAD_TTL, deps.now());
   return { kind: 'stream', url: `${deps.internalUrl}/v1/file?token=${encodeURIComponent(token)}` };
+}
+
+/**
+ * GET /user_uploads/thumbnail/{realm_id}/{path}/{format}: the file's own access rule first,
+ * then one of the thumbnails made of it; a file that is no thumbnailed image, or a format not
+ * made of it (an animated one of a still image), is "not found".
+ */
+export async function openThumbnail(deps: UploadsDeps, actor: Actor, realmId: number, pathId: string, formatName: string): Promise<StreamTarget> {
+  const row = await accessFile(deps, actor, realmId, pathId);
+  const [image] = await deps.store.findImagesByPathIds(deps.pool, row.realm_id, [row.path_id]);
+  const format = THUMBNAIL_FORMATS.find((f) => f.name === formatName);
+  if (!image || !format || !image.thumbnail_formats.includes(format.name)) throw fileNotFound();
+  return downloadTarget(deps, row, format);
+}
+
+/** The realm's thumbnailed images among these path ids (message rendering). */
+export async function listUploadedImages(deps: UploadsDeps, realmId: number, pathIds: readonly string[]): Promise<{ images: UploadedImage[] }> {
+  const rows = await deps.store.findImagesByPathIds(deps.pool, realmId, pathIds);
+  return {
+    images: rows.map((r) => ({ path_id: r.path_id, original_width: r.original_width, original_height: r.original_height, animated: r.frames > 1 })),
+  };
 }
 
 /** GET /api/v1/user_uploads/{realm_id}/{path}: a URL anyone holding it may use for a minute. */

@@ -18,6 +18,16 @@ export interface LinkedMessage {
   date_sent: Date;
 }
 
+/** A thumbnailed image (uploads.image_attachment) with its attachment's path id. */
+export interface ImageRow {
+  attachment_id: number;
+  path_id: string;
+  original_width: number;
+  original_height: number;
+  frames: number;
+  thumbnail_formats: string[];
+}
+
 export interface NewAttachment {
   realm_id: number;
   owner_id: number;
@@ -109,6 +119,33 @@ export const attachmentStore = {
       [attachmentIds, messageId, dateSent],
     );
     return [...new Set([...removed, ...added].map((r) => Number(r.attachment_id)))];
+  },
+
+  async insertImage(q: Queryable, i: Omit<ImageRow, 'path_id'>): Promise<void> {
+    await q.query(
+      `INSERT INTO uploads.image_attachment (attachment_id, original_width, original_height, frames, thumbnail_formats)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [i.attachment_id, i.original_width, i.original_height, i.frames, i.thumbnail_formats],
+    );
+  },
+
+  /** The thumbnailed images among a realm's uploads with these path ids. */
+  async findImagesByPathIds(q: Queryable, realmId: number, pathIds: readonly string[]): Promise<ImageRow[]> {
+    if (pathIds.length === 0) return [];
+    const { rows } = await q.query(
+      `SELECT i.attachment_id, a.path_id, i.original_width, i.original_height, i.frames, i.thumbnail_formats
+       FROM uploads.image_attachment i JOIN uploads.attachment a ON a.id = i.attachment_id
+       WHERE a.realm_id = $1 AND a.path_id = ANY($2::text[])`,
+      [realmId, pathIds],
+    );
+    return rows.map((r) => ({
+      attachment_id: Number(r.attachment_id),
+      path_id: String(r.path_id),
+      original_width: Number(r.original_width),
+      original_height: Number(r.original_height),
+      frames: Number(r.frames),
+      thumbnail_formats: r.thumbnail_formats as string[],
+    }));
   },
 
   async deleteOwned(q: Queryable, ownerId: number, id: number): Promise<AttachmentRow | undefined> {

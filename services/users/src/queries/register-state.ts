@@ -1,5 +1,5 @@
 /** The parts of POST /register's initial state that the users service owns (api-notes §2.1). */
-import { LIMITS, PRESENCE_TIMING, Role, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
+import { LIMITS, PRESENCE_TIMING, Role, THUMBNAIL_FORMATS, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
 import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
@@ -167,6 +167,7 @@ function realmState(deps: UsersDeps, realm: RealmRow, url: string): Record<strin
     server_typing_started_wait_period_milliseconds: TYPING_TIMING.startedWaitMs,
     server_inline_image_preview: true,
     server_inline_url_embed_preview: false,
+    server_thumbnail_formats: THUMBNAIL_FORMATS.map((f) => ({ ...f })),
     server_avatar_changes_disabled: false,
     server_name_changes_disabled: false,
     server_web_public_streams_enabled: false,
