@@ -31,6 +31,29 @@ t.test('callers of one turn share a pipeline and each gets its own answers', asy
   t.same(await batch.run((p) => p.get(key(1))).then((r) => r.map(resultValue)), ['one'], 'a later turn gets a new pipeline');
 });
 
+t.test('a batch with a window takes the commands of every turn within it in one pipeline', async (t) => {
+  const env = await testEnv(t);
+  const redis = createRedis(env.infra.redisUrl);
+  t.teardown(() => void redis.disconnect());
+  const key = (n: number) => redisKey(env.prefix, 'window', n);
+  let pipelines = 0;
+  const pipeline = redis.pipeline.bind(redis);
+  redis.pipeline = ((...args: Parameters<typeof pipeline>) => (pipelines++, pipeline(...args))) as typeof redis.pipeline;
+  const batch = new RedisBatch(redis, { windowMs: 60 });
+
+  const started = performance.now();
+  const first = batch.run((p) => p.incr(key(1)));
+  await new Promise((r) => setTimeout(r, 10));
+  const second = batch.run((p) => p.incr(key(1)).get(key(1)));
+  const [a, b] = await Promise.all([first, second]);
+  t.equal(pipelines, 1, 'commands queued 10 ms apart went in one pipeline');
+  t.same(a.map(resultValue), [1], 'the first caller: its answer');
+  t.same(b.map(resultValue), [2, '2'], 'the second: its answers, after the first');
+  t.ok(performance.now() - started >= 55, 'the batch waited for its window');
+  await batch.run((p) => p.get(key(1)));
+  t.equal(pipelines, 2, 'a command after the window gets a new pipeline');
+});
+
 t.test('NATS writes coalesced per turn keep their order', async (t) => {
   const env = await testEnv(t);
   const nc = await connect({ servers: env.infra.natsUrl });

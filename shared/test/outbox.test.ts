@@ -1,6 +1,8 @@
 /**
  * The outbox relay over real PostgreSQL and JetStream: every row is published once, in id
- * order, with its payload text unchanged, and is deleted only after it was published.
+ * order, with its payload text unchanged, and is deleted only after it was published. With
+ * coalescing (OutboxCoalescing), rows of a coalesced subject go out several to an event, every
+ * row once, and never after a later row of the same stream.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -15,6 +17,14 @@ import { addManyToOutbox, addToOutbox, startOutboxRelay } from '../src/outbox/in
 import { testEnv } from '../src/testing/index.js';
 
 const SCHEMA = 'relaytest';
+
+const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
+  for (let i = 0; i < 400; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+};
 const happened = event('relaytest.evt.v1.thing.happened', Type.Object({ n: Type.Integer(), text: Type.String() }));
 
 t.test('outbox relay', async (t) => {
@@ -35,13 +45,6 @@ t.test('outbox relay', async (t) => {
     received.push(payload as { n: number; text: string });
   });
   const pending = async () => Number((await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${SCHEMA}.outbox`)).rows[0]?.n);
-  const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
-    for (let i = 0; i < 200; i++) {
-      if (await ok()) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
 
   t.test('publishes more than a batch, in id order, each once, and empties the outbox', async (t) => {
     const total = 1234;
@@ -127,5 +130,91 @@ t.test('outbox relay', async (t) => {
     const started = Date.now();
     await relay.stop();
     t.ok(Date.now() - started < 2000, 'the relay stops at once');
+  });
+});
+
+const COALESCE_SCHEMA = 'coalescetest';
+const counted = event('coalescetest.evt.v1.thing.counted', Type.Object({ n: Type.Integer() }));
+const countedMany = event('coalescetest.evt.v1.things.counted', Type.Object({ items: Type.Array(Type.Object({ n: Type.Integer() })) }));
+const alsoHappened = event('coalescetest.evt.v1.thing.happened', Type.Object({ n: Type.Integer() }));
+const LINGER_MS = 1000;
+
+t.test('outbox relay coalescing', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'outbox-coalescing-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 4 });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'outbox-coalescing-test', log });
+  await runMigrations(pool, COALESCE_SCHEMA, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  const relay = startOutboxRelay({
+    pool,
+    schema: COALESCE_SCHEMA,
+    bus,
+    log,
+    pollMs: 100,
+    coalesce: [{ subject: counted.subject, into: countedMany.subject, field: 'items', lingerMs: LINGER_MS, max: 50 }],
+  });
+  t.teardown(async () => {
+    await relay.stop();
+    await bus.close();
+    await pool.end();
+  });
+
+  // What the consumer saw, in stream order: each published event, and each item's arrival.
+  const seen: Array<{ kind: 'counted' | 'many' | 'other'; n: number[]; at: number }> = [];
+  await bus.consume([counted, countedMany, alsoHappened], { durable: 'coalescing-test' }, async (subject, payload, _meta) => {
+    const at = Date.now();
+    if (subject === countedMany.subject) seen.push({ kind: 'many', n: (payload as { items: Array<{ n: number }> }).items.map((i) => i.n), at });
+    else seen.push({ kind: subject === counted.subject ? 'counted' : 'other', n: [(payload as { n: number }).n], at });
+  });
+  const pending = async () => Number((await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${COALESCE_SCHEMA}.outbox`)).rows[0]?.n);
+  const items = (kinds: ReadonlyArray<'counted' | 'many' | 'other'>) => seen.filter((s) => kinds.includes(s.kind)).flatMap((s) => s.n);
+
+  t.test('a run of rows goes out as few events, in order, each row once', async (t) => {
+    seen.length = 0;
+    await transaction(pool, async (tx) => {
+      for (let n = 0; n < 120; n++) await addToOutbox(tx, COALESCE_SCHEMA, counted, { n });
+    });
+    await until(() => items(['counted', 'many']).length >= 120, 'every counted row');
+    t.same(items(['counted', 'many']), Array.from({ length: 120 }, (_, n) => n), 'every row once, in id order');
+    t.same(
+      seen.map((s) => s.kind),
+      ['many', 'many', 'many'],
+      'published as events of at most `max` rows',
+    );
+    await until(async () => (await pending()) === 0, 'an empty outbox');
+  });
+
+  t.test('a later row of the same stream never overtakes held rows', async (t) => {
+    seen.length = 0;
+    await transaction(pool, async (tx) => {
+      await addToOutbox(tx, COALESCE_SCHEMA, counted, { n: 1 });
+      await addToOutbox(tx, COALESCE_SCHEMA, counted, { n: 2 });
+      await addToOutbox(tx, COALESCE_SCHEMA, alsoHappened, { n: 3 });
+      await addToOutbox(tx, COALESCE_SCHEMA, counted, { n: 4 });
+    });
+    await until(() => items(['counted', 'many', 'other']).length >= 4, 'all four rows');
+    t.same(items(['counted', 'many', 'other']), [1, 2, 3, 4], 'stream order kept');
+    t.same(
+      seen.map((s) => s.kind),
+      ['many', 'other', 'many'],
+    );
+    // Rows committed separately within the linger go out together, after it.
+    seen.length = 0;
+    const started = Date.now();
+    await addToOutbox(pool, COALESCE_SCHEMA, counted, { n: 5 });
+    await new Promise((r) => setTimeout(r, 50));
+    await addToOutbox(pool, COALESCE_SCHEMA, counted, { n: 6 });
+    await until(() => items(['counted', 'many']).length >= 2, 'the lingering rows');
+    t.same(seen.map((s) => s.n), [[5, 6]], 'one event for both');
+    t.ok((seen[0]?.at ?? 0) - started >= LINGER_MS - 50, 'held for the linger');
+    await until(async () => (await pending()) === 0, 'an empty outbox');
+  });
+
+  t.test('flush publishes held rows at once', async (t) => {
+    seen.length = 0;
+    await addToOutbox(pool, COALESCE_SCHEMA, counted, { n: 7 });
+    await relay.flush();
+    await until(() => items(['counted', 'many']).includes(7), 'the flushed row');
+    t.equal(await pending(), 0, 'nothing left behind');
   });
 });

@@ -163,6 +163,26 @@ t.test('presence store', async (t) => {
     t.match(await guarded(['u1', 'r2'], T0 + 120), { kind: 'recorded', entry: { activeTs: T0 + 120 } });
   });
 
+  t.test('coalesced pings share a round trip and each gets its own outcome', async (t) => {
+    const COALESCED = 13;
+    const windowed = new PresenceStore(redis, env.prefix, { pingWindowMs: 30 });
+    const [user, realm] = [`${env.prefix}:coalesced:user`, `${env.prefix}:coalesced:realm`];
+    await redis.set(user, 'u1');
+    const expect = (values: [string, string]) => ({ keys: [user, realm], values });
+    const ping = (id: number, at: number, values: [string, string] = ['u1', '']) => windowed.ping(COALESCED, id, true, at, PRESENCE_TIMING, true, expect(values), true);
+    t.same(await ping(1, T0), { kind: 'unloaded' });
+    t.ok(await windowed.loadVisibility(COALESCED, await windowed.visibilityGeneration(COALESCED), false, [3]));
+    for (const id of [1, 2]) t.match(await windowed.ping(COALESCED, id, true, T0, PRESENCE_TIMING), { kind: 'recorded', cameOnline: true });
+    const outcomes = await Promise.all([ping(1, T0 + 60), ping(2, T0 + 60, ['u0', '']), ping(3, T0 + 60), ping(4, T0 + 60)]);
+    t.match(outcomes[0], { kind: 'recorded', changed: true, entry: { userId: 1, activeTs: T0 + 60 } }, 'a steady ping is written');
+    t.same(outcomes[1], { kind: 'unexpected' }, 'a ping whose credentials moved is refused alone');
+    t.same(outcomes[2], { kind: 'hidden' }, 'a hidden user');
+    t.same(outcomes[3], { kind: 'announce' }, 'a user coming online is left to the users service');
+    t.match(await windowed.readOne(COALESCED, 1), { activeTs: T0 + 60 });
+    t.match(await windowed.readOne(COALESCED, 2), { activeTs: T0 }, 'nothing written for the refused ping');
+    t.equal(await windowed.readOne(COALESCED, 4), null);
+  });
+
   t.test('reads that find no copy share one whole read, then ask for what changed since', async (t) => {
     const SHARED = 12;
     t.ok(await store.loadVisibility(SHARED, await store.visibilityGeneration(SHARED), false, []));

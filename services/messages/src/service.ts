@@ -1,6 +1,7 @@
 /** The messages service: messages, per-user flags and read state (schema `messages`). */
 import { fileURLToPath } from 'node:url';
 import { DIRECTORY_MIGRATIONS, Directory } from '@zc/shared/directory';
+import { messagesEvents } from '@zc/shared/contracts';
 import type { ServiceDefinition } from '@zc/shared/service';
 import { RenderContextCache } from './actions/render-context.js';
 import { SendWriter } from './actions/send-writer.js';
@@ -17,6 +18,10 @@ export const messagesService: ServiceDefinition = {
   migrationsDir: MIGRATIONS_DIR,
   migrationLibraries: [DIRECTORY_MIGRATIONS],
   usesRedis: true,
+  // One message.sent per message cost a JetStream message, its delivery to the subscriptions
+  // service and an acknowledgement: about 6 % of the system's CPU per delivered event in
+  // fanout-paced. Its only use is stream statistics, which a quarter of a second does not age.
+  outboxCoalescing: [{ subject: messagesEvents.messageSent.subject, into: messagesEvents.messagesSent.subject, field: 'sent', lingerMs: 250, max: 200 }],
   async start(ctx) {
     const render = new RenderContextCache({ pool: ctx.pool, bus: ctx.bus, log: ctx.log });
     // Directory writes move the realm's read-model version like every other read-model write (migrations/0003).

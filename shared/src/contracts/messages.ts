@@ -398,9 +398,15 @@ export const MessagesMoved = Type.Object({
 });
 export type MessagesMoved = Static<typeof MessagesMoved>;
 
+/** Several message.sent events as one (the outbox relay publishes a run of them so: OutboxCoalescing). */
+export const MessagesSent = Type.Object({ sent: Type.Array(MessageSent) });
+export type MessagesSent = Static<typeof MessagesSent>;
+
 export const messagesEvents = {
   /** A message was stored (subscriptions counts first_message_id and weekly traffic from it). */
   messageSent: event('messages.evt.v1.message.sent', MessageSent),
+  /** message.sent events of several messages, in order, as the relay publishes them (`messagesSentCoalescing`). */
+  messagesSent: event('messages.evt.v1.messages.sent', MessagesSent),
   /** The uploads service links attachments to messages from it. */
   messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
   messagesMoved: event('messages.evt.v1.messages.moved', MessagesMoved),

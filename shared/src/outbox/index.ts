@@ -69,6 +69,27 @@ export async function addManyToOutbox(q: Queryable, schema: string, events: Read
   }
 }
 
+/**
+ * Rows of `subject` that the relay publishes together, as one event of `into` whose payload is
+ * `{"<field>": [each row's payload, in id order]}`: events one consumer counts (statistics) and
+ * nobody waits for, written once per change, cost a JetStream message, a delivery and an
+ * acknowledgement each. The relay holds such rows (unpublished, undeleted) for up to `lingerMs`
+ * after the first, or until `max` wait, and publishes them where the next row of the same
+ * stream would go, so the stream's order is kept: a row of another subject in that stream
+ * first publishes the held ones, then itself. Other streams' rows are not held back.
+ * At-least-once as ever: a leader that stops after publishing a run and before deleting it lets
+ * its successor publish those rows again, perhaps in another run, so consumers must count each
+ * row once by its own identity (as they must for any redelivery).
+ */
+export interface OutboxCoalescing {
+  subject: string;
+  into: string;
+  field: string;
+  lingerMs: number;
+  /** Rows in one published event at most (keep it well under the bus's payload limit). */
+  max: number;
+}
+
 export interface RelayHandle {
   /** Whether this replica holds the relay's lock now (metrics, fault tests). */
   readonly isLeader: boolean;
@@ -109,8 +130,20 @@ interface Leader {
   broken: boolean;
 }
 
-export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus; log: Logger; pollMs?: number }): RelayHandle {
+/** `service.kind` of a subject (`messages.evt.v1.message.sent` → `messages.evt`): the JetStream stream it goes to. */
+const streamOf = (subject: string): string => subject.split('.', 2).join('.');
+
+export function startOutboxRelay(opts: {
+  pool: pg.Pool;
+  schema: string;
+  bus: Bus;
+  log: Logger;
+  pollMs?: number;
+  coalesce?: readonly OutboxCoalescing[];
+}): RelayHandle {
   const { pool, schema, bus } = opts;
+  const coalescing = new Map((opts.coalesce ?? []).map((c) => [c.subject, c]));
+  const coalescedStreams = new Map([...coalescing.values()].map((c) => [streamOf(c.subject), c]));
   const log = opts.log.child({ component: 'outbox-relay', schema });
   let stopped = false;
   let leader: Leader | undefined;
@@ -124,6 +157,10 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
   // by its delete, never preceded, so a crash in between still only causes duplicates that
   // JetStream drops by message id).
   let published: number[] = [];
+  // Rows held for coalescing (see OutboxCoalescing), in id order, with when the first was read.
+  // Read once: later passes skip them in their read (they are neither published nor deleted).
+  let held: OutboxRow[] = [];
+  let heldSince = 0;
 
   /** Gives up leadership; a broken session is destroyed (which also frees its lock). */
   async function resign(destroy: boolean): Promise<void> {
@@ -131,6 +168,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     if (!l) return;
     leader = undefined;
     published = [];
+    held = [];
     if (!destroy && !l.broken) {
       const unlocked = await l.client.query('SELECT pg_advisory_unlock_all()').then(
         () => true,
@@ -191,17 +229,57 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     );
   }
 
-  async function relayBatch(l: Leader): Promise<number> {
+  /**
+   * The rows of a pass in publishing order, the held ones folded in: a coalesced row is held;
+   * the held run goes out as one event before the next row of its stream, or at the end of the
+   * pass when it is due (`flushAll`, or lingered long enough, or full).
+   */
+  function publishingOrder(rows: readonly OutboxRow[], flushAll: boolean): Array<OutboxRow | OutboxRow[]> {
+    const out: Array<OutboxRow | OutboxRow[]> = [];
+    const release = () => {
+      if (held.length) out.push(held);
+      held = [];
+    };
+    for (const r of rows) {
+      const c = coalescing.get(r.subject);
+      if (c) {
+        if (held.length && held[0]?.subject !== r.subject) release();
+        if (held.length === 0) heldSince = performance.now();
+        held.push(r);
+        if (held.length >= c.max) release();
+      } else {
+        if (held.length && coalescedStreams.has(streamOf(r.subject))) release();
+        out.push(r);
+      }
+    }
+    const c = held[0] && coalescing.get(held[0].subject);
+    if (c && (flushAll || performance.now() - heldSince >= c.lingerMs)) release();
+    return out;
+  }
+
+  /** A held run as one row of its `into` subject (the payloads spliced as stored, not parsed). */
+  function coalesced(run: readonly OutboxRow[]): { row: OutboxRow; msgId: string } {
+    const first = run[0] as OutboxRow;
+    const last = run[run.length - 1] as OutboxRow;
+    const c = coalescing.get(first.subject) as OutboxCoalescing;
+    const payload = `{${JSON.stringify(c.field)}:[${run.map((r) => r.payload).join(',')}]}`;
+    // The newest transaction's id and no trace: the event stands for several changes.
+    return { row: { ...last, subject: c.into, payload, trace_carrier: null }, msgId: `${schema}:${first.id}-${last.id}:${run.length}` };
+  }
+
+  async function relayBatch(l: Leader, flushAll = false): Promise<number> {
     const readAt = performance.now();
     const { rows } = await l.client.query<OutboxRow>(
       `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
        SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
-       WHERE NOT (id = ANY($1::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
-      [sqlArray(published)],
+       WHERE NOT (id = ANY($1::bigint[])) AND NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
+      [sqlArray(published), sqlArray(held.map((r) => r.id))],
     );
     published = [];
-    if (rows.length === 0) return 0;
-    for (const r of rows) {
+    const order = publishingOrder(rows, flushAll);
+    if (order.length === 0) return rows.length;
+    const units = order.map((u) => (Array.isArray(u) ? { ...coalesced(u), ids: u.map((r) => r.id) } : { row: u, msgId: `${schema}:${u.id}`, ids: [u.id] }));
+    for (const { row: r } of units) {
       const [service, kind] = r.subject.split('.');
       const key = `${service}.${kind}`;
       if (!ensuredServices.has(key)) {
@@ -213,24 +291,31 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     // A row the server can never take must not block the rows behind it: it is left out before
     // anything is sent, so the others' order is unchanged.
     const dead: Array<{ id: number; reason: string }> = [];
-    const ready: Array<{ r: OutboxRow; e: Awaited<ReturnType<Bus['encodeEvent']>> }> = [];
-    for (const r of rows) {
+    const ready: Array<{ r: OutboxRow; msgId: string; ids: number[]; e: Awaited<ReturnType<Bus['encodeEvent']>> }> = [];
+    for (const { row: r, msgId, ids } of units) {
       try {
-        ready.push({ r, e: await bus.encodeEvent(r.payload, { ...(r.trace_carrier ?? {}), [ORIGIN_HEADER]: schema, [TXID_HEADER]: String(r.txid) }) });
+        ready.push({ r, msgId, ids, e: await bus.encodeEvent(r.payload, { ...(r.trace_carrier ?? {}), [ORIGIN_HEADER]: schema, [TXID_HEADER]: String(r.txid) }) });
       } catch (err) {
         if (!(err instanceof EventTooLarge)) throw err;
-        dead.push({ id: r.id, reason: err.message });
+        for (const id of ids) dead.push({ id, reason: err.message });
       }
     }
+    // Held rows were read by an earlier pass; this pass's read (on the same session) is what
+    // shows the lock, hence the right to publish them now, is still ours.
     if (performance.now() - readAt > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
-    await Promise.all(ready.map(({ r, e }) => bus.publishEncoded(bus.subject(r.subject), e, `${schema}:${r.id}`)));
+    await Promise.all(ready.map(({ r, e, msgId }) => bus.publishEncoded(bus.subject(r.subject), e, msgId)));
     if (dead.length) await deadLetter(l.client, dead);
     // Exactly the rows published are deleted (by the next pass): a row with a smaller id whose
     // transaction committed after the SELECT must stay for the next pass (ids are taken at
     // insert, not at commit).
-    const deadIds = new Set(dead.map((d) => d.id));
-    published = rows.map((r) => r.id).filter((id) => !deadIds.has(id));
+    published = ready.flatMap((x) => x.ids);
     return rows.length;
+  }
+
+  /** When the held rows are due (ms from now), or undefined when none are held. */
+  function heldDueIn(): number | undefined {
+    const c = held[0] && coalescing.get(held[0].subject);
+    return c ? Math.max(0, heldSince + c.lingerMs - performance.now()) : undefined;
   }
 
   /** Deletes what was published and not yet deleted. */
@@ -245,10 +330,12 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
    * announce themselves with a NOTIFY that sets `dirty`, so stopping there loses nothing; the
    * last pass's rows are deleted by the next pass (the next NOTIFY or poll).
    */
-  async function drain(): Promise<void> {
+  async function drain(flushAll = false): Promise<void> {
     while (!stopped && leader && !leader.broken && (await relayBatch(leader)) === RELAY_BATCH) {
       /* keep going while batches come back full */
     }
+    // Held rows that are due (or all of them, when flushing) go with a pass of their own.
+    if (held.length && !stopped && leader && !leader.broken && (flushAll || heldDueIn() === 0)) await relayBatch(leader, true);
   }
 
   async function loop(): Promise<void> {
@@ -268,7 +355,8 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
       if (stopped) break;
       if (dirty && leader) continue;
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, leader ? (opts.pollMs ?? 1000) : 2000);
+        const poll = leader ? (opts.pollMs ?? 1000) : 2000;
+        const t = setTimeout(resolve, Math.min(poll, heldDueIn() ?? poll));
         wake = () => {
           clearTimeout(t);
           resolve();
@@ -286,7 +374,7 @@ export function startOutboxRelay(opts: { pool: pg.Pool; schema: string; bus: Bus
     async flush() {
       await running.catch(() => undefined);
       if (!leader) await tryLead().catch(() => undefined);
-      await drain();
+      await drain(true);
       await settle();
     },
     async stop() {

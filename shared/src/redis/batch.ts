@@ -12,6 +12,10 @@
  * commands of one caller queued one after the other reach Redis in that order. A command sent
  * directly on the same connection in the meantime may overtake a queued one (it is not held
  * back); callers that need order between the two must queue both here.
+ *
+ * With `windowMs`, a batch stays open that long after its first command instead of one
+ * turn: for frequent commands that arrive one at a time and may wait a little (presence
+ * pings), so that each round trip carries several.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 
@@ -29,7 +33,14 @@ export class RedisBatch {
   private pipeline?: ChainableCommander;
   private waiters: Waiter[] = [];
 
-  constructor(private readonly redis: Redis) {}
+  private readonly windowMs: number;
+
+  constructor(
+    private readonly redis: Redis,
+    o: { windowMs?: number } = {},
+  ) {
+    this.windowMs = o.windowMs ?? 0;
+  }
 
   /**
    * Queues the commands `queue` adds to the shared pipeline (any command or defined script)
@@ -38,7 +49,8 @@ export class RedisBatch {
   run(queue: (p: ChainableCommander) => void): Promise<BatchResults> {
     if (!this.pipeline) {
       this.pipeline = this.redis.pipeline();
-      setImmediate(() => this.flush());
+      if (this.windowMs > 0) setTimeout(() => this.flush(), this.windowMs);
+      else setImmediate(() => this.flush());
     }
     const p = this.pipeline;
     const from = p.length;

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, readEnv, unknownVariables, type SharedConfig }
 import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { sharedRead } from '../metrics/index.js';
-import { startOutboxRelay, type RelayHandle } from '../outbox/index.js';
+import { startOutboxRelay, type OutboxCoalescing, type RelayHandle } from '../outbox/index.js';
 import { createRedis, type Redis } from '../redis/index.js';
 import { startTelemetry, stopTelemetry, telemetryEnabled, telemetryStarted } from '../telemetry/index.js';
 
@@ -41,6 +41,8 @@ export interface ServiceDefinition {
   usesRedis?: boolean;
   /** Whether this service relays an outbox (every service with a schema does). */
   relaysOutbox?: boolean;
+  /** Outbox rows its relay publishes several to an event (statistics; see OutboxCoalescing). */
+  outboxCoalescing?: readonly OutboxCoalescing[];
   start(ctx: ServiceContext): Promise<StartedParts | undefined>;
 }
 
@@ -118,7 +120,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics };
   const parts = (await def.start(ctx)) ?? {};
   const relay: RelayHandle | undefined =
-    def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log }) : undefined;
+    def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log, ...(def.outboxCoalescing ? { coalesce: def.outboxCoalescing } : {}) }) : undefined;
 
   if (relay) outboxMetrics(metrics, pool, def.name);
   if (relay) {

@@ -4,7 +4,7 @@
  * images, deactivation and its permission, /register's realm_emoji and the realm_emoji event
  * (apply-events check); every refusal leaves no file behind.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -13,20 +13,7 @@ import { startSystem } from '../harness.js';
 import { register } from './events-support.js';
 import { verifyAction } from './events-verify.js';
 import { animatedGif, imageFile, png, postEmoji } from './realm-emoji-support.js';
-import { raw } from './uploads-support.js';
-
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(path.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
+import { filesUnder, raw } from './uploads-support.js';
 
 t.test('custom emoji', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-emoji-e2e-'));

@@ -3,6 +3,8 @@
  * or send two files), raw requests to the gateway, and polling for eventually-true facts.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { request } from 'undici';
 import { loadConfig } from '@zc/shared/config';
 import { createPool } from '@zc/shared/db';
@@ -96,4 +98,18 @@ export async function otherRealmOwner(sys: System, t: { teardown(fn: () => unkno
   await sys.flushOutboxes();
   await until(async () => (await raw(sys, 'GET', '/api/v1/users/me', { as: owner, host })).status === 200);
   return { realmId: other.realm.id, owner, host };
+}
+
+/** Every stored file under `dir` (temporary files of writes in progress included), sorted. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = path.join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out.sort();
 }

@@ -4,7 +4,7 @@
  * `attachment` events, and every refusal (empty or broken multipart, oversize, two files,
  * path traversal, a cut-off upload), each leaving nothing behind.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,27 +15,13 @@ import { createPool } from '@zc/shared/db';
 import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
 import { MessagesWorld } from './messages-fixtures.js';
-import { basicAuth, multipart, otherRealmOwner, raw, until, upload } from './uploads-support.js';
+import { basicAuth, filesUnder, multipart, otherRealmOwner, raw, until, upload } from './uploads-support.js';
 
 /** Whether a delivered event has a declared schema and matches it. */
 const matchesSchema = (e: unknown) => {
   const schema = clientEventSchema(e as { type: string; op?: string });
   return schema !== undefined && Value.Check(schema, e);
 };
-
-/** Every stored file under `dir` (temporary files of writes in progress included). */
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(path.relative(dir, p));
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 t.test('uploads', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-uploads-e2e-'));

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { httpMetrics } from '@zc/shared/metrics';
-import { nameServerSpan } from '@zc/shared/telemetry';
+import { nameServerSpan, telemetryStarted } from '@zc/shared/telemetry';
 
 export default fp(async (app) => {
   const { log, gateway, metrics } = app.deps;
@@ -14,11 +14,15 @@ export default fp(async (app) => {
   const access = log.child({ kind: 'access' });
   // Hooks with a callback rather than async ones, here and in the other plugins that run on
   // every request: each async hook is a promise and a microtask turn of every request.
-  // The HTTP server span is still open here (it ends before onResponse runs).
-  app.addHook('onRequest', (request, _reply, done) => {
-    nameServerSpan(request.method, request.routeOptions.url ?? 'unmatched');
-    done();
-  });
+  // The HTTP server span is still open here (it ends before onResponse runs). Without a
+  // tracer provider (started by the preload, before this, only with an OTLP endpoint) there
+  // is no span to name, and the hook is not added: it was about 1% of a presence ping.
+  if (telemetryStarted()) {
+    app.addHook('onRequest', (request, _reply, done) => {
+      nameServerSpan(request.method, request.routeOptions.url ?? 'unmatched');
+      done();
+    });
+  }
   app.addHook('onResponse', (request, reply, done) => {
     logAndCount(request, reply);
     done();

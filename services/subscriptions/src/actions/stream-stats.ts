@@ -1,7 +1,7 @@
 /**
  * Stream statistics from the messages service's message.sent events (spec 2.5's
- * first_message_id and stream_weekly_traffic), and first_message_id after moves
- * (messages.moved). Each message counts once: a redelivered event (the service stopped
+ * first_message_id and stream_weekly_traffic; its relay publishes runs of them as one
+ * messages.sent), and first_message_id after moves (messages.moved). Each message counts once: a redelivered event (the service stopped
  * between commit and acknowledgement) finds its message id already counted.
  */
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
@@ -32,7 +32,7 @@ export async function recordMessagesMoved(deps: SubscriptionsDeps, m: MessagesMo
 }
 
 /** The messages service's events the statistics follow. */
-export const STREAM_STATS_EVENTS = [messagesEvents.messageSent, messagesEvents.messagesMoved] as const;
+export const STREAM_STATS_EVENTS = [messagesEvents.messageSent, messagesEvents.messagesSent, messagesEvents.messagesMoved] as const;
 
 /**
  * A batch of the consumer's events, in order: each run of message.sent events is counted in
@@ -44,6 +44,9 @@ export async function applyStreamStatsEvents(deps: SubscriptionsDeps, events: Re
     switch (e[0]) {
       case messagesEvents.messageSent.subject:
         run.push(e[1]);
+        break;
+      case messagesEvents.messagesSent.subject:
+        run.push(...e[1].sent);
         break;
       case messagesEvents.messagesMoved.subject:
         if (run.length > 0) await recordMessagesSent(deps, run);

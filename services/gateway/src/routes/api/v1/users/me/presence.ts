@@ -34,7 +34,8 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
     const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
     const usersService = () => app.deps.bus.request(users.updatePresence, { actor, status: reported, ping_only, ...fetch });
     if (ping_only) {
-      const ping = await storeSteadyPing(store, actor, reported, check);
+      // Nothing is read after a ping-only ping: it may share its round trip with others.
+      const ping = await storeSteadyPing(store, actor, reported, check, { coalesced: true });
       if (ping === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
       return success(ping === 'stored' ? {} : await usersService());
     }
