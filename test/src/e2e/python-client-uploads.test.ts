@@ -1,12 +1,14 @@
 /**
  * python-zulip-api (the Zulip project's own Python bindings, unmodified) with files:
  * upload_file, then a message linking the file, another subscriber downloading it,
- * get_attachments, and upload_custom_emoji, whose emoji then renders in a message.
+ * get_attachments, a photo (sent, as upload_file sends everything, without a part type)
+ * previewed with its thumbnail, and upload_custom_emoji, whose emoji then renders in a message.
  * Skipped, saying why, when python3, the client checkout or its Python dependencies are absent.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import t from 'tap';
 import { startSystem } from '../harness.js';
 import { pythonZulipMissing, runPythonZulip } from '../real-clients.js';
@@ -16,13 +18,16 @@ import { raw } from './uploads-support.js';
 
 const SCRIPT = `
 import json, sys, zulip
-site, email, key, text_path, emoji_path = sys.argv[1:6]
+site, email, key, text_path, emoji_path, photo_path = sys.argv[1:7]
 c = zulip.Client(site=site, email=email, api_key=key, client="ZulipUploadTest/1.0")
 out = {}
 with open(text_path, "rb") as f:
     out["upload_file"] = c.upload_file(f)
 out["send"] = c.send_message({"type": "stream", "to": "Files", "topic": "python", "content": "[notes](%s)" % out["upload_file"].get("uri")})
 out["get_attachments"] = c.get_attachments()
+with open(photo_path, "rb") as f:
+    out["upload_photo"] = c.upload_file(f)
+out["send_photo"] = c.send_message({"type": "stream", "to": "Files", "topic": "python", "content": "[harbour.jpg](%s)" % out["upload_photo"].get("uri")})
 with open(emoji_path, "rb") as f:
     out["upload_custom_emoji"] = c.upload_custom_emoji("python_logo", f)
 with open(emoji_path, "rb") as f:
@@ -42,11 +47,13 @@ t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const textPath = path.join(dir, 'notes.txt');
   const emojiPath = path.join(dir, 'logo.png');
+  const photoPath = path.join(dir, 'harbour.jpg');
+  writeFileSync(photoPath, await sharp({ create: { width: 1600, height: 900, channels: 3, background: { r: 30, g: 80, b: 120 } } }).jpeg().toBuffer());
   writeFileSync(textPath, 'Files from Python.\n');
   writeFileSync(emojiPath, await png(80, 80));
-  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, hamlet.email, hamlet.api_key, textPath, emojiPath]);
+  const stdout = await runPythonZulip(SCRIPT, [sys.baseUrl, hamlet.email, hamlet.api_key, textPath, emojiPath, photoPath]);
   const r = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
-  for (const call of ['upload_file', 'send', 'get_attachments', 'upload_custom_emoji', 'get_realm_emoji', 'send_emoji']) {
+  for (const call of ['upload_file', 'send', 'get_attachments', 'upload_photo', 'send_photo', 'upload_custom_emoji', 'get_realm_emoji', 'send_emoji']) {
     t.equal(r[call]?.result, 'success', `${call}: ${JSON.stringify(r[call])}`);
   }
   const uri = r.upload_file?.uri as string;
@@ -58,6 +65,14 @@ t.test('python-zulip-api upload_file, get_attachments and upload_custom_emoji', 
   t.match(r.get_attachments?.attachments, [{ name: 'notes.txt', path_id: uri.slice('/user_uploads/'.length) }]);
   t.match(r.upload_custom_emoji_again, { result: 'error', msg: 'A custom emoji with this name already exists.', code: 'BAD_REQUEST' });
   t.match(Object.values(r.get_realm_emoji?.emoji as Record<string, unknown>), [{ name: 'python_logo', deactivated: false, author_id: hamlet.user_id }]);
+  // upload_file sends parts without a type: the name says it is a JPEG, so it is thumbnailed and previewed.
+  const photoPathId = (r.upload_photo?.uri as string).slice('/user_uploads/'.length);
+  const photo = await sys.client(othello).get(`/messages/${r.send_photo?.id as number}`);
+  t.match((photo.body.message as { content: string }).content, `<img data-original-dimensions="1600x900" src="/user_uploads/thumbnail/${photoPathId}/840x560.webp">`);
+  const thumbnail = await raw(sys, 'GET', `/user_uploads/thumbnail/${photoPathId}/840x560.webp`, { as: othello });
+  t.equal(thumbnail.status, 200);
+  t.equal(thumbnail.headers['content-type'], 'image/webp');
+  t.equal((await raw(sys, 'GET', r.upload_photo?.uri as string, { as: othello })).headers['content-type'], 'image/jpeg', 'served as the image it is');
   const shown = await sys.client(othello).get(`/messages/${r.send_emoji?.id as number}`);
   t.match((shown.body.message as { content: string }).content, /<img alt=":python_logo:" class="emoji" src="\/user_avatars\/\d+\/emoji\/images\/\d+\.png" title="python logo">/);
 });

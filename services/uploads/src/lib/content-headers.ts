@@ -51,12 +51,20 @@ const BY_EXTENSION: Record<string, string> = {
   log: 'text/plain',
 };
 
-/** The stored type: what the client said, or (none, or the generic octet-stream) a guess from the name. */
+/**
+ * The stored type: what the client said, or (none, or the generic octet-stream) a guess from
+ * the name, as Zulip guesses when a part has no type. The multipart parser reports a part
+ * without a Content-Type as `text/plain` (RFC 7578's default), and that is how
+ * python-zulip-api's upload_file sends every file; so a `text/plain` gives way to a name that
+ * says a type other than text (a photo.jpg is an image, not text).
+ */
 export function contentTypeOf(declared: string | undefined, fileName: string): string {
   const clean = (declared ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (clean !== '' && clean !== 'application/octet-stream' && /^[\w.+-]+\/[\w.+-]+$/.test(clean)) return clean;
   const ext = /\.([a-z0-9]+)$/i.exec(fileName)?.[1]?.toLowerCase();
-  return (ext && BY_EXTENSION[ext]) || 'application/octet-stream';
+  const guessed = ext ? BY_EXTENSION[ext] : undefined;
+  if (clean === 'text/plain' && guessed && !guessed.startsWith('text/')) return guessed;
+  if (clean !== '' && clean !== 'application/octet-stream' && /^[\w.+-]+\/[\w.+-]+$/.test(clean)) return clean;
+  return guessed ?? 'application/octet-stream';
 }
 
 /** RFC 6266 Content-Disposition with an ASCII fallback name and the UTF-8 one. */

@@ -10,6 +10,16 @@ t.test('contentTypeOf takes the declared type, or guesses from the name', async 
   t.equal(contentTypeOf('not a type', 'x.gif'), 'image/gif');
 });
 
+t.test('a part without a type (reported as text/plain) takes the type its name says', async (t) => {
+  t.equal(contentTypeOf('text/plain', 'harbour.jpg'), 'image/jpeg', 'python-zulip-api sends no part type');
+  t.equal(contentTypeOf('text/plain', 'report.pdf'), 'application/pdf');
+  t.equal(contentTypeOf('text/plain', 'logo.svg'), 'image/svg+xml', 'then served as an attachment, never inline (below)');
+  t.equal(contentTypeOf('text/plain', 'page.html'), 'text/plain');
+  t.equal(contentTypeOf('text/plain', 'data.csv'), 'text/plain', 'a text type stays as said');
+  t.equal(contentTypeOf('text/plain', 'notes'), 'text/plain');
+  t.equal(contentTypeOf('text/plain; charset=utf-8', 'x.bin'), 'text/plain');
+});
+
 t.test('servedHeaders shows only safe types inline and never serves active content as such', async (t) => {
   t.match(servedHeaders('image/png', 'a.png'), { 'content-type': 'image/png', 'content-disposition': /^inline; / });
   t.match(servedHeaders('application/pdf', 'a.pdf'), { 'content-disposition': /^inline; / });
