@@ -2,12 +2,15 @@
  * Uploads (issue 11): throughput of uploading and downloading one 10 MB file through the
  * gateway (POST /api/v1/user_uploads, GET /user_uploads/...), one at a time, and the uploads
  * service's memory while 20 such uploads run at once (its bodies stream to storage, so RSS
- * should grow by a few buffers each, not by 10 MB each).
+ * should grow by a few buffers each, not by 10 MB each). Then the same with a JPEG photo of
+ * about that size, which the uploads service thumbnails before answering (two at a time per
+ * replica, each read whole): the upload time that costs, and the memory 20 at once take.
  *
  *   npm run bench -- uploads-10mb [--opt rounds=5 --opt concurrent=20 --opt mb=10]
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { request } from 'undici';
 import { multipart } from '../e2e/uploads-support.js';
 import { basicAuth } from './load.js';
@@ -88,6 +91,30 @@ const uploads10mb = defineScenario<undefined>({
     peakRss = Math.max(peakRss, uploadsRssMb() ?? 0);
     ctx.log(`uploads: ${concurrent} at once in ${concurrentSeconds.toFixed(2)} s; uploads RSS ${idleRss.toFixed(0)} -> ${peakRss.toFixed(0)} MB`);
 
+    // A noise photo of about `mb` MB (noise barely compresses: about 1 MB per megapixel at quality 95).
+    const width = Math.round(Math.sqrt(mb * 1.05e6 * 1.5));
+    const photo = await sharp(randomBytes(width * Math.round(width / 1.5) * 3), { raw: { width, height: Math.round(width / 1.5), channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+    const image = multipart([{ filename: 'bench.jpg', contentType: 'image/jpeg', data: photo }]);
+    const photoMb = photo.length / (1024 * 1024);
+    await uploadOnce(base, me, image.body, image.contentType); // warm-up
+    t0 = performance.now();
+    for (let i = 0; i < rounds; i++) await uploadOnce(base, me, image.body, image.contentType);
+    const photoSeconds = (performance.now() - t0) / 1000 / rounds;
+    const photoIdleRss = uploadsRssMb() ?? 0;
+    let photoPeakRss = photoIdleRss;
+    const photoSampler = setInterval(() => {
+      photoPeakRss = Math.max(photoPeakRss, uploadsRssMb() ?? 0);
+    }, 50);
+    t0 = performance.now();
+    await Promise.all(Array.from({ length: concurrent }, () => uploadOnce(base, me, image.body, image.contentType)));
+    const photosConcurrentSeconds = (performance.now() - t0) / 1000;
+    clearInterval(photoSampler);
+    photoPeakRss = Math.max(photoPeakRss, uploadsRssMb() ?? 0);
+    ctx.log(
+      `uploads: a ${photoMb.toFixed(1)} MB ${width}x${Math.round(width / 1.5)} photo uploads and thumbnails in ${(photoSeconds * 1000).toFixed(0)} ms; ` +
+        `${concurrent} at once in ${photosConcurrentSeconds.toFixed(2)} s; uploads RSS ${photoIdleRss.toFixed(0)} -> ${photoPeakRss.toFixed(0)} MB`,
+    );
+
     const mbps = (seconds: number, n: number) => (n * bytes) / (1024 * 1024) / seconds;
     return {
       headlines: [
@@ -96,8 +123,14 @@ const uploads10mb = defineScenario<undefined>({
         { label: `${concurrent} uploads at once`, value: Math.round(mbps(concurrentSeconds, concurrent)), unit: 'MB/s' },
         { label: 'uploads RSS idle', value: Math.round(idleRss), unit: 'MB' },
         { label: `uploads RSS peak, ${concurrent} at once`, value: Math.round(peakRss), unit: 'MB' },
+        { label: `photo of ${photoMb.toFixed(0)} MB uploaded and thumbnailed`, value: Math.round(photoSeconds * 1000), unit: 'ms' },
+        { label: `${concurrent} photos at once`, value: Math.round(photosConcurrentSeconds * 1000), unit: 'ms' },
+        { label: `uploads RSS peak, ${concurrent} photos at once`, value: Math.round(photoPeakRss), unit: 'MB' },
       ],
-      details: { rounds, concurrent, mb, uploadSeconds, downloadSeconds, concurrentSeconds, idleRssMb: idleRss, peakRssMb: peakRss },
+      details: {
+        rounds, concurrent, mb, uploadSeconds, downloadSeconds, concurrentSeconds, idleRssMb: idleRss, peakRssMb: peakRss,
+        photoBytes: photo.length, photoWidth: width, photoSeconds, photosConcurrentSeconds, photoIdleRssMb: photoIdleRss, photoPeakRssMb: photoPeakRss,
+      },
     };
   },
 });
