@@ -1,4 +1,4 @@
-import { readEnv } from '@zc/shared/config';
+import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Bus } from '@zc/shared/bus';
 import type { Directory } from '@zc/shared/directory';
 import type { Pool } from '@zc/shared/db';
@@ -11,10 +11,12 @@ export interface SubscriptionsSettings {
    * web-public, whatever the realm says. Off unless ZC_WEB_PUBLIC_STREAMS_ENABLED=true.
    */
   webPublicStreamsEnabled: boolean;
+  /** Whether a new realm gets its "general" default stream (SharedConfig.newRealmStreams). */
+  newRealmStreams: boolean;
 }
 
-export function loadSubscriptionsSettings(env = process.env): SubscriptionsSettings {
-  return { webPublicStreamsEnabled: readEnv(env).ZC_WEB_PUBLIC_STREAMS_ENABLED };
+export function loadSubscriptionsSettings(config: Pick<SharedConfig, 'newRealmStreams'>, env = process.env): SubscriptionsSettings {
+  return { webPublicStreamsEnabled: readEnv(env).ZC_WEB_PUBLIC_STREAMS_ENABLED, newRealmStreams: config.newRealmStreams };
 }
 
 /** Everything the subscriptions service's actions and queries need, built once at start. */

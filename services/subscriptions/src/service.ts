@@ -15,7 +15,7 @@ export const subscriptionsService: ServiceDefinition = {
   usesRedis: false,
   async start(ctx) {
     const directory = new Directory({ schema: SCHEMA, pool: ctx.pool, bus: ctx.bus });
-    const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings(), directory };
+    const deps: SubscriptionsDeps = { pool: ctx.pool, bus: ctx.bus, log: ctx.log, settings: loadSubscriptionsSettings(ctx.config), directory };
     registerSubscriptionHandlers(ctx.bus, deps);
     await startConsumers(ctx.bus, deps);
     return undefined;

@@ -61,7 +61,7 @@ export async function subscriptionsTestDb(t: { teardown(fn: () => unknown): void
   const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'subscriptions-test', log, defaultTimeoutMs: 500 });
   t.teardown(() => bus.close());
   const directory = new Directory({ schema: SCHEMA, pool, bus });
-  const deps: SubscriptionsDeps = { pool, bus, log, settings: { webPublicStreamsEnabled: false, ...settings }, directory };
+  const deps: SubscriptionsDeps = { pool, bus, log, settings: { webPublicStreamsEnabled: false, newRealmStreams: false, ...settings }, directory };
 
   const specs: Array<[keyof SubscriptionsTestDb['people'], number, number]> = [
     ['owner', 1, Role.OWNER],

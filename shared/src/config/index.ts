@@ -43,6 +43,11 @@ export interface SharedConfig {
    * it: zulip-terminal cannot draw its first screen for someone with no message at all.
    */
   welcomeMessages: boolean;
+  /**
+   * Whether a new realm gets its "general" stream, a default stream, so that new users join it
+   * as on Zulip (zulip-terminal shows a newcomer an empty stream list otherwise).
+   */
+  newRealmStreams: boolean;
 }
 
 // A fixed development key: fine on a laptop, refused in production (see loadConfig).
@@ -69,6 +74,7 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.Pr
     maxFileUploadSizeMib: e.ZC_MAX_FILE_UPLOAD_SIZE_MIB,
     realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
     welcomeMessages: e.ZC_WELCOME_MESSAGES,
+    newRealmStreams: e.ZC_NEW_REALM_STREAMS,
     ...overrides,
   };
   // Overrides (tests) are checked like the environment.

@@ -95,6 +95,7 @@ export const ENV_SCHEMA = Type.Object({
   ZC_WELCOME_MESSAGES: bool(['users'], 'Whether each new human user gets Welcome Bot\'s direct message (Zulip does; clients expect someone new to have a message).', true),
   // --- subscriptions ---------------------------------------------------------------------
   ZC_WEB_PUBLIC_STREAMS_ENABLED: bool(['subscriptions'], 'Whether web-public streams may be created.', false),
+  ZC_NEW_REALM_STREAMS: bool(['subscriptions'], 'Whether a new realm gets a "general" stream, a default stream every new user joins (Zulip does; clients expect a newcomer to have a stream).', true),
   // --- uploads ---------------------------------------------------------------------------
   ZC_UPLOADS_BACKEND: oneOf(['uploads'], 'Where uploaded files live.', ['local', 's3'] as const, 'local'),
   ZC_UPLOADS_DIR: str(['uploads'], 'Directory of the local backend.', 'var/uploads', { minLength: 1 }),

@@ -242,6 +242,16 @@ export const subscriptionsRpc = {
     request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
     reply: Type.Object({}),
   }),
+  /** POST /default_streams: makes a public stream one every new user joins (administrators only). */
+  addDefaultStream: rpc('subscriptions.v1.add_default_stream', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({}),
+  }),
+  /** DELETE /default_streams: new users no longer join the stream (administrators only). */
+  removeDefaultStream: rpc('subscriptions.v1.remove_default_stream', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer() }),
+    reply: Type.Object({}),
+  }),
   /** GET /get_stream_id?stream=NAME. */
   getStreamId: rpc('subscriptions.v1.get_stream_id', {
     // A read: may be asked again of another replica (Bus.request).

@@ -117,6 +117,8 @@ export async function testEnv(t: Teardownable): Promise<TestEnv> {
       // Most tests assert exact sets of messages and users; those about new users' welcome
       // (and the real-client runs) turn it back on through startSystem's `config`.
       welcomeMessages: false,
+      // Likewise the new realm's "general" stream: tests count a realm's streams and subscriptions.
+      newRealmStreams: false,
     },
   };
 }

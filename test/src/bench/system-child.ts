@@ -132,6 +132,8 @@ async function startProcesses(): Promise<Hello> {
           ZC_UPLOADS_DIR: uploadsDir,
           // The scenarios count the messages their queues receive; a greeting is not one of them.
           ZC_WELCOME_MESSAGES: 'false',
+          // Nor does a "general" stream everyone joins: the scenarios build their own streams.
+          ZC_NEW_REALM_STREAMS: 'false',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
         },
       });

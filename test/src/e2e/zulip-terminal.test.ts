@@ -158,10 +158,11 @@ async function launchClient(t: Test, baseUrl: string, who: { email: string; api_
   return { see, keys, type, screen, clientLogs };
 }
 
-t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'s message', { skip: skip ?? false }, async (t) => {
+t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'s message and the "general" stream', { skip: skip ?? false }, async (t) => {
   // A user with no message at all would leave the client nothing to focus: it stops with
-  // "Can't set focus, ListBox is empty". On Zulip, as here, a new user is never in that state.
-  const sys = await startSystem(t, { config: { welcomeMessages: true } });
+  // "Can't set focus, ListBox is empty". On Zulip, as here, a new user is never in that state,
+  // nor without a stream: a new realm has "general", which every new user joins.
+  const sys = await startSystem(t, { config: { welcomeMessages: true, newRealmStreams: true } });
   const unique = `${process.pid.toString(36)}${Date.now().toString(36)}`;
   const created = await sys.client(sys.people.iago).post('/users', { email: `newcomer-${unique}@zulip.test`, password: `pw-${unique}-long`, full_name: 'Newcomer' });
   t.equal(created.status, 200, 'created through POST /users');
@@ -171,8 +172,12 @@ t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'
   const greeted = async () => ((await sys.client(newcomer).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0 })).body.messages as Array<{ sender_full_name: string; type: string }>) ?? [];
   for (let i = 0; i < 100 && (await greeted()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
   t.match(await greeted(), [{ sender_full_name: 'Welcome Bot', type: 'private' }], "Welcome Bot's direct message is the newcomer's only message");
+  // The subscription, too, is made from the users service's event a moment after the answer.
+  const streams = async () => ((await sys.client(newcomer).get('/users/me/subscriptions')).body.subscriptions as Array<{ name: string }>).map((s) => s.name);
+  for (let i = 0; i < 100 && (await streams()).length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  t.same(await streams(), ['general'], 'the newcomer is in the realm\'s "general" stream');
   const { see, keys, screen, clientLogs } = await launchClient(t, sys.baseUrl, newcomer, unique);
-  await see('the welcome message on the first screen', 'Welcome Bot', "I'm Welcome Bot");
+  await see('the welcome message and the "general" stream on the first screen', 'Welcome Bot', "I'm Welcome Bot", '# general');
   await keys('C-c');
   await see('the client ended', 'ZT-EXIT=');
   t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');

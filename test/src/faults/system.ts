@@ -54,6 +54,8 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
       ZC_EXTERNAL_PORT: '80',
       // The checks count every message a queue receives against what was sent; no greetings.
       ZC_WELCOME_MESSAGES: 'false',
+      // And no "general" stream whose subscriptions and notices they would have to count.
+      ZC_NEW_REALM_STREAMS: 'false',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       OTEL_SDK_DISABLED: 'true',
     };
@@ -64,7 +66,7 @@ export async function bootSystem(o: { replicas: Partial<Record<Service, number>>
 
     const db = createPool(infra.pg.url, { max: 2 });
     cleanup.unshift(() => db.end());
-    const config = loadConfig({ databaseUrl: infra.pg.url, redisUrl: infra.redis.url, natsUrl: infra.nats.url, subjectPrefix: 'zcfaults', welcomeMessages: false });
+    const config = loadConfig({ databaseUrl: infra.pg.url, redisUrl: infra.redis.url, natsUrl: infra.nats.url, subjectPrefix: 'zcfaults', welcomeMessages: false, newRealmStreams: false });
     const deps = makeDeps({ pool: db, config, log: createLogger({ service: 'faults', level: 'silent' }) });
     const created = await doCreateRealm(deps, { name: 'Faults', subdomain: '', owner: { email: 'iago@faults.test', password: 'pw-faults-1', full_name: 'Iago' } });
     const sender: Account = { email: 'iago@faults.test', api_key: created.apiKey };

@@ -21,6 +21,7 @@ import mutedTopicsRoutes from './api/v1/users/me/subscriptions/muted-topics.js';
 import streamTopicsRoutes from './api/v1/users/me/topics.js';
 import streamsRoutes from './api/v1/streams/index.js';
 import getStreamIdRoutes from './api/v1/get-stream-id.js';
+import defaultStreamsRoutes from './api/v1/default-streams.js';
 import registerQueueRoutes from './api/v1/register/index.js';
 import eventsRoutes from './api/v1/events/index.js';
 import draftsRoutes from './api/v1/drafts/index.js';
@@ -63,6 +64,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(streamTopicsRoutes, v1('/users/me'));
   await app.register(streamsRoutes, v1('/streams'));
   await app.register(getStreamIdRoutes, v1('/get_stream_id'));
+  await app.register(defaultStreamsRoutes, v1('/default_streams'));
   await app.register(registerQueueRoutes, v1('/register'));
   await app.register(eventsRoutes, v1('/events'));
   await app.register(draftsRoutes, v1('/drafts'));

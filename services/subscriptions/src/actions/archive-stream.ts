@@ -12,10 +12,10 @@ import type { SubscriptionsDeps } from '../deps.js';
 import { streamAudience } from '../lib/audience.js';
 import { streamDeleteEvent, subscriptionRemoveEvent } from '../lib/client-events.js';
 import { invalidStreamId } from '../lib/errors.js';
-import { isoDay, toApiStream, toStreamRecord } from '../lib/stream-view.js';
-import { streamStatsStore } from '../store/stream-stats-store.js';
+import { toApiStream, toStreamRecord } from '../lib/stream-view.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { subscriptionStore } from '../store/subscription-store.js';
+import { defaultStreamObjects } from './default-streams.js';
 import { ensureRealm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 import { syncStreamToMessages } from './read-model-sync.js';
@@ -63,13 +63,6 @@ export async function doArchiveStream(deps: SubscriptionsDeps, tx: Queryable, be
   const defaults = wasDefault ? await defaultStreamObjects(tx, realmId) : [];
   await writeEvents(tx, { before, after, audience, removed, ...(wasDefault ? { defaultStreams: { to: people.members, streams: defaults } } : {}) });
   return after;
-}
-
-/** The realm's default streams as /register's realm_default_streams shows them. */
-async function defaultStreamObjects(q: Queryable, realmId: number): Promise<Array<Record<string, unknown>>> {
-  const streams = await streamStore.listByIds(q, realmId, await streamStore.listDefaultStreamIds(q, realmId));
-  const stats = await streamStatsStore.statsFor(q, streams.map((s) => s.id), isoDay());
-  return streams.map((s) => toApiStream(s, stats.get(s.id)));
 }
 
 interface Archival {

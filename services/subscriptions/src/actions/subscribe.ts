@@ -165,6 +165,23 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
   return reply;
 }
 
+/**
+ * Subscribes `users` to `streams` that exist already, in the caller's transaction, with the
+ * events a subscribe request writes (no notices from the notification bot); for joins the
+ * server makes on its own, such as a new user's default streams. Returns the pairs added.
+ */
+export async function doSubscribeToExisting(
+  deps: SubscriptionsDeps,
+  tx: Queryable,
+  c: { realm: Realm; actor: number; streams: StreamRow[]; users: readonly DirectoryUser[] },
+): Promise<Pair[]> {
+  const added = await subscribeAll(tx, c.streams, c.users, new Map());
+  const events = new EventBatch();
+  await writeEvents(deps, tx, events, { realm: c.realm, actor: c.actor, announce: false, created: [], targets: c.streams, users: c.users, added });
+  await events.write(tx);
+  return added;
+}
+
 /** Activates every (user, stream) pair; new rows get the request's color or the user's next palette color. */
 async function subscribeAll(tx: Queryable, streams: readonly StreamRow[], users: readonly DirectoryUser[], colorOf: Map<string, string>): Promise<Pair[]> {
   const userIds = users.map((u) => u.id);

@@ -2,6 +2,7 @@
 import type { Bus } from '@zc/shared/bus';
 import { subscriptionsRpc, registerStateReply } from '@zc/shared/contracts';
 import { checkArchiveStream } from '../actions/archive-stream.js';
+import { checkAddDefaultStream, checkRemoveDefaultStream } from '../actions/default-streams.js';
 import { checkUpdateMutedTopic } from '../actions/muted-topics.js';
 import { checkAddSubscriptions } from '../actions/subscribe.js';
 import { checkUpdateSubscriptionProperties } from '../actions/subscription-properties.js';
@@ -29,6 +30,8 @@ export function registerSubscriptionHandlers(bus: Bus, deps: SubscriptionsDeps):
   bus.serve(subscriptionsRpc.getStream, async (r) => ({ stream: await getStream(deps, r.actor, r.stream_id) }));
   bus.serve(subscriptionsRpc.updateStream, (r) => checkUpdateStream(deps, r));
   bus.serve(subscriptionsRpc.archiveStream, (r) => checkArchiveStream(deps, r));
+  bus.serve(subscriptionsRpc.addDefaultStream, (r) => checkAddDefaultStream(deps, r));
+  bus.serve(subscriptionsRpc.removeDefaultStream, (r) => checkRemoveDefaultStream(deps, r));
   bus.serve(subscriptionsRpc.getStreamId, async (r) => ({ stream_id: await getStreamId(deps, r.actor, r.stream) }));
   bus.serve(subscriptionsRpc.streamMembers, async (r) => ({ subscribers: await listStreamMembers(deps, r.actor, r.stream_id) }));
   bus.serve(subscriptionsRpc.subscriptionStatus, async (r) => ({ is_subscribed: await getSubscriptionStatus(deps, r.actor, r.user_id, r.stream_id) }));

@@ -158,7 +158,14 @@ export const streamStore = {
     const { rows } = await q.query<{ stream_id: number }>('SELECT stream_id FROM subscriptions.default_stream WHERE realm_id = $1', [realmId]);
     return rows.map((r) => r.stream_id);
   },
-  async addDefaultStream(q: Queryable, realmId: number, streamId: number): Promise<void> {
-    await q.query('INSERT INTO subscriptions.default_stream (realm_id, stream_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [realmId, streamId]);
+  /** Whether the stream was not a default stream before. */
+  async addDefaultStream(q: Queryable, realmId: number, streamId: number): Promise<boolean> {
+    const { rowCount } = await q.query('INSERT INTO subscriptions.default_stream (realm_id, stream_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [realmId, streamId]);
+    return (rowCount ?? 0) > 0;
+  },
+  /** Whether the realm has ever had a stream, archived ones included. */
+  async realmHasStreams(q: Queryable, realmId: number): Promise<boolean> {
+    const { rows } = await q.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM subscriptions.stream WHERE realm_id = $1) AS found', [realmId]);
+    return rows[0]?.found ?? false;
   },
 };

@@ -48,7 +48,7 @@ t.test('subscribe action', async (t) => {
     const realmOff = await rejection(checkAddSubscriptions(db.deps, request(owner, { subscriptions: [{ name: 'Globe 2' }], is_web_public: true })));
     t.match(realmOff, { code: 'BAD_REQUEST', message: 'Web-public channels are not enabled.' });
     await setRealm({ enable_spectator_access: true });
-    const serverOff: SubscriptionsDeps = { ...db.deps, settings: { webPublicStreamsEnabled: false } };
+    const serverOff: SubscriptionsDeps = { ...db.deps, settings: { webPublicStreamsEnabled: false, newRealmStreams: false } };
     const off = await rejection(checkAddSubscriptions(serverOff, request(owner, { subscriptions: [{ name: 'Globe 2' }], is_web_public: true })));
     t.match(off, { code: 'BAD_REQUEST', message: 'Web-public channels are not enabled.' });
     t.equal(await streamStore.findByName(db.pool, REALM_ID, 'Globe 2'), undefined);
