@@ -66,6 +66,15 @@ t.test('thumbnails of uploaded images', async (t) => {
     t.equal((narrow.body.messages as unknown[]).length, 1, 'has:image finds it');
   });
 
+  t.test('an edit that adds the link, and POST /messages/render, preview it too', async (t) => {
+    const { id } = await send('Denmark', 'a picture follows');
+    t.equal((await sys.client(hamlet).patch(`/messages/${id}`, { content: `here: [castle photo.png](${photo.uri})` })).status, 200);
+    const edited = await sys.client(hamlet).get(`/messages/${id}`);
+    t.match((edited.body.message as { content: string }).content, `src="/user_uploads/thumbnail/${photo.pathId}/${STILL}"`);
+    const rendered = await sys.client(hamlet).post('/messages/render', { content: `[castle photo.png](${photo.uri})` });
+    t.match(rendered.body.rendered, `<img data-original-dimensions="2000x1000" src="/user_uploads/thumbnail/${photo.pathId}/${STILL}">`);
+  });
+
   t.test('the thumbnail is a WebP fitted into 840x560, served inline under the file access rule', async (t) => {
     const mine = await thumbnail(photo.pathId, STILL, hamlet);
     t.equal(mine.status, 200);

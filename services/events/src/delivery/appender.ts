@@ -26,7 +26,7 @@ import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
-import type { CursorMove, QueueSettings, QueuedEvent } from '../store/queue-store.js';
+import type { CursorMove, QueueIndexes, QueueSettings, QueuedEvent } from '../store/queue-store.js';
 import type { QueueWaker } from './wake.js';
 
 /** Consumers of the inbox are `events_notify_<term>`: one per leadership term. */
@@ -35,6 +35,8 @@ const durableOf = (term: number) => `${DURABLE_PREFIX}_${term}`;
 /** Inbox events applied together: one script call per touched queue per batch. */
 const MAX_BATCH = 500;
 const FILTER_CACHE_SIZE = 200_000;
+/** Users and realms whose index the appender keeps a copy of at most (then it starts over). */
+const INDEX_CACHE_SIZE = 200_000;
 
 const isClientNotify = TypeCompiler.Compile(ClientNotify);
 const isRealmDeactivation = (n: ClientNotify) => n.event.type === 'realm' && n.event.op === 'deactivated';
@@ -75,6 +77,11 @@ export class Appender {
   private messages?: ConsumerMessages;
   /** Queue settings never change, so they are cached; dead queues are dropped from it. */
   private readonly settingsCache = new Map<string, QueueSettings>();
+  /**
+   * The user and realm indexes as last read, under their generation (see route). Dropped when
+   * the generation moved, and at the start of each consumer session.
+   */
+  private indexes?: QueueIndexes;
 
   constructor(
     private readonly deps: EventsDeps,
@@ -151,6 +158,7 @@ export class Appender {
   private async consumeFromCursor(): Promise<void> {
     const { bus, registry, store, log } = this.deps;
     const term = this.term;
+    this.indexes = undefined;
     // Claimed before the cursor is read: from here on no former leader moves it.
     await registry.ensure();
     if (!(await store.claimRegistry(term))) return this.resign('a newer leader claimed the registry');
@@ -292,11 +300,24 @@ export class Appender {
       }
       notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
     }
-    const perQueue = await this.route(notes);
-    const { appended: results, cursor: moved } = await store.appendAndAdvance(perQueue, { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue }, term, cursor);
+    const limits = { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue };
+    const routed = await this.route(notes);
+    const first = await store.appendAndAdvance(routed.perQueue, limits, term, cursor);
+    const outcomes = [first.appended];
+    if (first.generation !== routed.generation) {
+      // An index changed since the indexes used were read: the queues they did not list may
+      // be owed these events. Routed again from a fresh read, the batch goes to every queue
+      // once more; those that applied it already skip it (by seq), the others get it.
+      this.indexes = undefined;
+      if (routed.cached) {
+        const again = await this.route(notes);
+        outcomes.push((await store.appendAndAdvance(again.perQueue, limits, term)).appended);
+      }
+    }
+    const moved = first.cursor;
     const wake: string[] = [];
     let fenced = false;
-    for (const [queueId, n] of results) {
+    for (const [queueId, n] of outcomes.flatMap((o) => [...o])) {
       if (n === -3) {
         fenced = true;
         continue;
@@ -306,6 +327,8 @@ export class Appender {
         const s = this.settingsCache.get(queueId);
         this.settingsCache.delete(queueId);
         if (s) await store.removeFromIndexes(queueId, s);
+        // That moved the generation: the next batch reads the indexes rather than append twice.
+        this.indexes = undefined;
         if (n === -2) {
           log.warn({ queue_id: queueId, max_events: config.maxEventsPerQueue, max_bytes: config.maxEventBytesPerQueue }, 'event queue overflowed and was dropped');
           wake.push(queueId);
@@ -346,8 +369,28 @@ export class Appender {
     timer.unref();
   }
 
-  /** Each queue's finalised events for `notes`, in inbox order. */
-  private async route(notes: readonly Note[]): Promise<Map<string, QueuedEvent[]>> {
+  /**
+   * The user and realm indexes of `userIds` and `realmIds`: from the copy when it has them all,
+   * else read (one round trip) and kept. A copy stands for Redis as long as the generation it
+   * was read under is current, which `apply` checks in the pipeline of its appends, after the
+   * batch's events were committed: as good as a read then. A queue indexed after that check
+   * took its /register snapshot after these events, so it does not need them.
+   */
+  private async indexesOf(userIds: ReadonlySet<number>, realmIds: ReadonlySet<number>): Promise<{ indexes: QueueIndexes; cached: boolean }> {
+    const have = this.indexes;
+    if (have && [...userIds].every((id) => have.byUser.has(id)) && [...realmIds].every((id) => have.byRealm.has(id))) return { indexes: have, cached: true };
+    const read = await this.deps.store.queuesOf([...userIds], [...realmIds]);
+    if (have && have.generation === read.generation && have.byUser.size + have.byRealm.size < INDEX_CACHE_SIZE) {
+      for (const [id, q] of read.byUser) have.byUser.set(id, q);
+      for (const [id, q] of read.byRealm) have.byRealm.set(id, q);
+      return { indexes: have, cached: false };
+    }
+    this.indexes = read;
+    return { indexes: read, cached: false };
+  }
+
+  /** Each queue's finalised events for `notes`, in inbox order, and the index generation they were routed under. */
+  private async route(notes: readonly Note[]): Promise<{ perQueue: Map<string, QueuedEvent[]>; generation: QueueIndexes['generation']; cached: boolean }> {
     const { store } = this.deps;
     const userIds = new Set<number>();
     const publicRealms = new Set<number>();
@@ -355,7 +398,8 @@ export class Appender {
       for (const r of notify.users) userIds.add(typeof r === 'number' ? r : r.id);
       if (notify.public_stream) publicRealms.add(notify.realm_id);
     }
-    const { byUser, byRealm } = await store.queuesOf([...userIds], [...publicRealms]);
+    const { indexes, cached } = await this.indexesOf(userIds, publicRealms);
+    const { byUser, byRealm } = indexes;
     const settings = await this.settingsOf([...new Set([...byUser.values(), ...byRealm.values()].flat())]);
 
     const perQueue = new Map<string, QueuedEvent[]>();
@@ -402,7 +446,7 @@ export class Appender {
       }
     }
     await Promise.all([...dead].map(([queueId, owner]) => store.removeFromIndexes(queueId, owner)));
-    return perQueue;
+    return { perQueue, generation: indexes.generation, cached };
   }
 
   private async settingsOf(queueIds: readonly string[]): Promise<Map<string, QueueSettings>> {

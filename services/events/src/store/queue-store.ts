@@ -6,7 +6,8 @@
  * queues. The appender reads many users' indexes at once (MEMBERS_OF_MANY) and appends to many
  * queues at once (APPEND): those need one Redis, not a Cluster.
  */
-import type { Redis } from '@zc/shared/redis';
+import { randomUUID } from 'node:crypto';
+import { redisKey, type Redis } from '@zc/shared/redis';
 import { leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
 import type { NarrowTerm } from '../lib/narrow.js';
 import * as lua from './scripts.js';
@@ -67,6 +68,22 @@ const APPEND_CALL_EVENTS = 2_000;
 
 const INDEX_TTL_SLACK_MS = 24 * 3600 * 1000;
 
+/**
+ * The user and realm indexes' generation: a fresh random token written with every change of
+ * any index (never a counter, which could come back to a value after Redis lost its data).
+ * The appender keeps the indexes it read with the token it read first, and checks the token in
+ * the pipeline of its appends (see Appender.route).
+ */
+export type IndexGeneration = string | null;
+
+/** Queue ids by user and by realm (all_public_streams queues), read under one index generation. */
+export interface QueueIndexes {
+  byUser: Map<number, string[]>;
+  byRealm: Map<number, string[]>;
+  /** The generation read before the indexes: if it is still current, so are they. */
+  generation: IndexGeneration;
+}
+
 const SETTINGS_FIELDS = ['user_id', 'realm_id', 'event_types', 'narrow', 'apply_markdown', 'client_gravatar', 'all_public_streams', 'capabilities'] as const;
 
 export class QueueStore {
@@ -108,6 +125,9 @@ export class QueueStore {
   }
   private publicIndexKey(realmId: number): string {
     return realmPublicQueuesKey(this.prefix, realmId);
+  }
+  private get indexGenerationKey(): string {
+    return redisKey(this.prefix, 'evq', 'index-generation');
   }
   get registryKey(): string {
     return registryKey(this.prefix);
@@ -189,7 +209,7 @@ export class QueueStore {
     for (const key of [this.userIndexKey(q.userId), ...(q.allPublicStreams ? [this.publicIndexKey(q.realmId)] : [])]) {
       m.sadd(key, q.queueId).pexpire(key, indexTtl, 'NX').pexpire(key, indexTtl, 'GT');
     }
-    await m.exec();
+    await m.set(this.indexGenerationKey, randomUUID()).exec();
     return true;
   }
 
@@ -201,12 +221,17 @@ export class QueueStore {
     for (const id of ids) p.exists(this.metaKey(id), this.streamKey(id));
     const res = (await p.exec()) ?? [];
     const dead = ids.filter((_, i) => Number(res[i]?.[1]) !== 2);
-    if (dead.length) await this.redis.srem(this.userIndexKey(userId), ...dead);
+    if (dead.length) await this.redis.multi().srem(this.userIndexKey(userId), ...dead).set(this.indexGenerationKey, randomUUID()).exec();
     return ids.filter((_, i) => Number(res[i]?.[1]) === 2);
   }
 
   async removeFromIndexes(queueId: string, s: Pick<QueueSettings, 'userId' | 'realmId'>): Promise<void> {
-    await this.redis.multi().srem(this.userIndexKey(s.userId), queueId).srem(this.publicIndexKey(s.realmId), queueId).exec();
+    await this.redis
+      .multi()
+      .srem(this.userIndexKey(s.userId), queueId)
+      .srem(this.publicIndexKey(s.realmId), queueId)
+      .set(this.indexGenerationKey, randomUUID())
+      .exec();
   }
 
   /** See FINISH_REGISTER; returns last_event_id, or undefined if the queue died meanwhile. */
@@ -228,19 +253,24 @@ export class QueueStore {
 
   /**
    * Queue ids indexed for each user and, for each realm, its all_public_streams queues (may
-   * include dead ones; appends to those are refused): one pipeline, one round trip.
+   * include dead ones; appends to those are refused), and the index generation read just
+   * before them: one pipeline, one round trip.
    */
-  async queuesOf(userIds: readonly number[], publicRealmIds: readonly number[] = []): Promise<{ byUser: Map<number, string[]>; byRealm: Map<number, string[]> }> {
+  async queuesOf(userIds: readonly number[], publicRealmIds: readonly number[] = []): Promise<QueueIndexes> {
     const byUser = new Map<number, string[]>();
     const byRealm = new Map<number, string[]>();
-    if (userIds.length === 0 && publicRealmIds.length === 0) return { byUser, byRealm };
     // One command however many recipients (see MEMBERS_OF_MANY).
     const keys = [...userIds.map((id) => this.userIndexKey(id)), ...publicRealmIds.map((id) => this.publicIndexKey(id))];
-    const res = (await this.scripts.zcEvqMembersOfMany(keys.length, ...keys)) as string[][];
-    const members = (i: number) => res[i] ?? [];
-    userIds.forEach((id, i) => byUser.set(id, members(i)));
-    publicRealmIds.forEach((id, i) => byRealm.set(id, members(userIds.length + i)));
-    return { byUser, byRealm };
+    const p = this.redis.pipeline() as unknown as Scripted & { get(key: string): unknown; exec(): Promise<Array<[Error | null, unknown]> | null> };
+    p.get(this.indexGenerationKey);
+    if (keys.length) p.zcEvqMembersOfMany(keys.length, ...keys);
+    const [gen, members] = (await p.exec()) ?? [];
+    if (gen?.[0]) throw gen[0];
+    if (members?.[0]) throw members[0];
+    const res = (members?.[1] ?? []) as string[][];
+    userIds.forEach((id, i) => byUser.set(id, res[i] ?? []));
+    publicRealmIds.forEach((id, i) => byRealm.set(id, res[userIds.length + i] ?? []));
+    return { byUser, byRealm, generation: (gen?.[1] ?? null) as IndexGeneration };
   }
 
   async queuesOfUsers(userIds: readonly number[]): Promise<Map<number, string[]>> {
@@ -274,16 +304,17 @@ export class QueueStore {
    * `append`, and in the same pipeline (one round trip) the registry cursor moved to
    * `cursor.seq`: the appender moves it past a batch it has already applied everywhere
    * while it appends the next one (see Appender). Without `cursor`, only the appends.
+   * `generation`: the index generation as Redis has it just before the appends.
    */
   async appendAndAdvance(
     perQueue: ReadonlyMap<string, readonly QueuedEvent[]>,
     limits: { maxEvents: number; maxBytes: number },
     term: number,
     cursor?: { epoch: string; seq: number },
-  ): Promise<{ appended: Map<string, number>; cursor?: CursorMove }> {
+  ): Promise<{ appended: Map<string, number>; cursor?: CursorMove; generation: IndexGeneration }> {
     const appended = new Map<string, number>();
-    if (perQueue.size === 0 && !cursor) return { appended };
-    const p = this.redis.pipeline() as unknown as Scripted & { exec(): Promise<Array<[Error | null, unknown]> | null> };
+    const p = this.redis.pipeline() as unknown as Scripted & { get(key: string): unknown; exec(): Promise<Array<[Error | null, unknown]> | null> };
+    p.get(this.indexGenerationKey);
     if (cursor) p.zcEvqAdvanceCursor(this.registryKey, cursor.epoch, cursor.seq, term);
     const calls = appendCalls(perQueue);
     for (const call of calls) {
@@ -296,12 +327,13 @@ export class QueueStore {
       if (err) throw err;
       return v;
     };
-    const first = cursor ? 1 : 0;
+    const generation = (reply(0) ?? null) as IndexGeneration;
+    const first = cursor ? 2 : 1;
     calls.forEach((call, i) => {
       const results = reply(first + i) as unknown[];
       call.queueIds.forEach((id, j) => appended.set(id, Number(results[j])));
     });
-    return cursor ? { appended, cursor: cursorMove(Number(reply(0))) } : { appended };
+    return cursor ? { appended, cursor: cursorMove(Number(reply(1))), generation } : { appended, generation };
   }
 }
 

@@ -201,7 +201,25 @@ t.test('queue store', async (t) => {
     t.ok(many.every((u) => byUser.get(u)?.length === 0), 'users without queues have none');
     t.same(byRealm.get(4), [c]);
     t.same(byRealm.get(5), []);
-    t.same(await store.queuesOf([]), { byUser: new Map(), byRealm: new Map() });
+    t.match(await store.queuesOf([]), { byUser: new Map(), byRealm: new Map() });
+  });
+
+  t.test('the index generation moves with every change of an index, and is read with the indexes and the appends', async (t) => {
+    const g0 = (await store.queuesOf([40])).generation;
+    const a = await newQueue({ userId: 40 });
+    const read = await store.queuesOf([40]);
+    t.same(read.byUser.get(40), [a]);
+    t.not(read.generation, g0, 'a new queue moves it');
+    t.equal((await store.queuesOf([41])).generation, read.generation, 'reads do not');
+    const appended = await store.appendAndAdvance(new Map([[a, [ev(1, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.equal(appended.generation, read.generation, 'the appends report the generation they ran under');
+    await store.removeFromIndexes(a, { userId: 40, realmId: 1 });
+    const after = await store.queuesOf([40]);
+    t.same(after.byUser.get(40), []);
+    t.not(after.generation, read.generation, 'a removal moves it');
+    const b = await newQueue({ userId: 40 });
+    t.equal(await store.delete(b, 40), true);
+    t.not((await store.queuesOf([40])).generation, after.generation, 'a deletion moves it');
   });
 
   t.test('append and cursor move in one round trip: the move is fenced and reset like advanceCursor', async (t) => {
@@ -211,8 +229,10 @@ t.test('queue store', async (t) => {
     t.same([...r.appended], [[q, 1]]);
     t.equal(r.cursor, 'ok');
     t.same(await store.readRegistry(), { epoch: 'epoch-m', cursor: 7 });
-    t.same(await store.appendAndAdvance(new Map(), { maxEvents: 100, maxBytes: 1 << 20 }, 1, { epoch: 'epoch-other', seq: 8 }), { appended: new Map(), cursor: 'reset' });
-    t.same(await store.appendAndAdvance(new Map([[q, [ev(2, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1), { appended: new Map([[q, 1]]) }, 'no move asked: none made');
+    t.match(await store.appendAndAdvance(new Map(), { maxEvents: 100, maxBytes: 1 << 20 }, 1, { epoch: 'epoch-other', seq: 8 }), { appended: new Map(), cursor: 'reset' });
+    const unmoved = await store.appendAndAdvance(new Map([[q, [ev(2, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.same(unmoved.appended, new Map([[q, 1]]));
+    t.notOk('cursor' in unmoved, 'no move asked: none made');
     await store.deleteRegistry();
   });
 
