@@ -462,3 +462,11 @@ export const usersEvents = {
     Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), alert_words: Type.Array(Type.String()) }),
   ),
 } as const;
+
+export const usersInbox = {
+  /**
+   * Durable, from the subscriptions service's outbox: the "general" stream it made for a new
+   * realm, which becomes the realm's notifications stream unless one is set already.
+   */
+  realmNotificationsStream: event('users.inbox.v1.realm_notifications_stream', Type.Object({ realm_id: Type.Integer(), stream_id: Type.Integer() })),
+} as const;

@@ -129,6 +129,9 @@ t.test('a new realm has its "general" stream, a default stream everyone joins', 
     t.same(await subscriptionsOnceIn(sys.client(who), 'general'), ['general'], `${who.full_name} is in general`);
   }
   const general = await streamId(sys, 'general');
+  const notificationsStream = async () => (await sys.client(hamlet).post('/register', { fetch_event_types: ['realm'] })).body.realm_notifications_stream_id;
+  for (let i = 0; i < 60 && (await notificationsStream()) !== general; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(await notificationsStream(), general, "the realm's notifications stream, as on Zulip");
   const reg = (await sys.client(hamlet).post('/register', { fetch_event_types: ['default_streams', 'stream'] })).body;
   t.match(reg.realm_default_streams, [{ stream_id: general, name: 'general', invite_only: false, is_web_public: false, history_public_to_subscribers: true }]);
   t.match((reg.streams as Json[]).find((s) => s.stream_id === general), { description: /default/, rendered_description: /<p>/ });
