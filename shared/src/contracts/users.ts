@@ -261,6 +261,13 @@ export const users = {
     request: Type.Object({ realm_id: Type.Integer() }),
     reply: Type.Object({ realm: RealmRecord, users: Type.Array(UserRecord) }),
   }),
+  /** The realm alone, as the owner has it now (where a read model's copy of its settings may lag). */
+  realm: rpc('users.v1.realm', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
+    request: Type.Object({ realm_id: Type.Integer() }),
+    reply: Type.Object({ realm: RealmRecord }),
+  }),
   /** The parts of /register's initial state the users service owns. */
   registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
   /** Deactivates a user (DELETE /users/{id}, or oneself with DELETE /users/me). */
