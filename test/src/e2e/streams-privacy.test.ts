@@ -163,5 +163,11 @@ t.test('streams made private or archived', async (t) => {
     // The name is free again.
     await ok(sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true }));
     t.not(await idOf('Attic', othello), attic);
+
+    // The two last subscribers leaving at once: archived once both are gone.
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Twins' }], invite_only: true, principals: [hamlet.user_id, othello.user_id] }));
+    const twins = await idOf('Twins');
+    await Promise.all([hamlet, othello].map((who) => ok(sys.client(who).delete('/users/me/subscriptions', { subscriptions: ['Twins'] }))));
+    t.match(await streamRow(twins), { is_archived: true }, 'archived after both left together');
   });
 });
