@@ -4,7 +4,7 @@
  * the users service.
  */
 import { Bus } from '@zc/shared/bus';
-import { Role, type Actor, type UserRecord } from '@zc/shared/contracts';
+import { Role, type Actor, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
 import { createPool, runMigrations, type Pool } from '@zc/shared/db';
 import { DIRECTORY_MIGRATIONS, Directory } from '@zc/shared/directory';
 import { createLogger } from '@zc/shared/logging';
@@ -51,6 +51,11 @@ export function personRecord(id: number, name: string, role: number): UserRecord
   };
 }
 
+/** The test realm as the users service publishes it. */
+export function realmRecord(settings: Record<string, unknown> = {}): RealmRecord {
+  return { realm_id: REALM_ID, subdomain: '', name: 'Elsinore', description: '', deactivated: false, url: 'http://zulip.test:9991', settings, date_created: 0 };
+}
+
 export async function subscriptionsTestDb(t: { teardown(fn: () => unknown): void }, settings: Partial<SubscriptionsDeps['settings']> = {}): Promise<SubscriptionsTestDb> {
   const env = await testEnv(t);
   const pool = createPool(env.databaseUrl, { max: 4 });
@@ -71,16 +76,7 @@ export async function subscriptionsTestDb(t: { teardown(fn: () => unknown): void
     ['guest', 5, Role.GUEST],
   ];
   await directory.store.upsertUsers(pool, specs.map(([name, id, role]) => personRecord(id, name, role)));
-  await directory.store.upsertRealm(pool, {
-    realm_id: REALM_ID,
-    subdomain: '',
-    name: 'Elsinore',
-    description: '',
-    deactivated: false,
-    url: 'http://zulip.test:9991',
-    settings: { enable_spectator_access: true },
-    date_created: 0,
-  });
+  await directory.store.upsertRealm(pool, realmRecord({ enable_spectator_access: true }));
   const people = Object.fromEntries(
     specs.map(([name, id, role]) => {
       const email = `${name}@zulip.test`;

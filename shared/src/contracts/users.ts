@@ -261,6 +261,13 @@ export const users = {
     request: Type.Object({ realm_id: Type.Integer() }),
     reply: Type.Object({ realm: RealmRecord, users: Type.Array(UserRecord) }),
   }),
+  /** The realm alone, as the owner has it now (where a read model's copy of its settings may lag). */
+  realm: rpc('users.v1.realm', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
+    request: Type.Object({ realm_id: Type.Integer() }),
+    reply: Type.Object({ realm: RealmRecord }),
+  }),
   /** The parts of /register's initial state the users service owns. */
   registerState: rpc('users.v1.register_state', { request: RegisterStateRequest, reply: RegisterStateReply, safe: true }),
   /** Deactivates a user (DELETE /users/{id}, or oneself with DELETE /users/me). */
@@ -461,4 +468,17 @@ export const usersEvents = {
     'users.evt.v1.alert_words.changed',
     Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), alert_words: Type.Array(Type.String()) }),
   ),
+} as const;
+
+export const usersInbox = {
+  /**
+   * Durable, from the subscriptions service's outbox: the "general" stream it made for a new
+   * realm, which becomes the realm's notifications stream unless one is set already.
+   */
+  realmNotificationsStream: event('users.inbox.v1.realm_notifications_stream', Type.Object({ realm_id: Type.Integer(), stream_id: Type.Integer() })),
+  /**
+   * Durable, from the subscriptions service's outbox: a stream was archived, so realm settings
+   * naming it (the notifications streams) name none any more, as Zulip shows a deactivated one.
+   */
+  streamArchived: event('users.inbox.v1.stream_archived', Type.Object({ realm_id: Type.Integer(), stream_id: Type.Integer() })),
 } as const;

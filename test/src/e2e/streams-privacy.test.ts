@@ -104,6 +104,9 @@ t.test('streams made private or archived', async (t) => {
     const market = await idOf('Market');
     const square = await idOf('Square');
     const sent = (await ok(sys.client(hamlet).post('/messages', { type: 'stream', to: market, topic: 'wares', content: 'fish' }))).id as number;
+    const unreadOf = async (who: Account) =>
+      ((await ok(sys.client(who).post('/register', { fetch_event_types: ['message', 'update_message_flags'] }))).unread_msgs as { streams: Msg[] }).streams.flatMap((u) => u.unread_message_ids as number[]);
+    t.ok((await unreadOf(othello)).includes(sent), 'othello has it unread');
     // othello left Square's cousin: a former subscription stays among `unsubscribed` until archived.
     await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Square' }], principals: [othello.user_id] }));
     await ok(sys.client(othello).delete('/users/me/subscriptions', { subscriptions: ['Square'] }));
@@ -128,6 +131,8 @@ t.test('streams made private or archived', async (t) => {
     // Messages are kept, but nobody reads them through the stream any more.
     t.equal((await db.query('SELECT 1 FROM messages.message WHERE id = $1', [sent])).rowCount, 1, 'the message is kept');
     t.same((await sys.client(othello).get(`/messages/${sent}`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
+    // Zulip marks an archived stream's messages read for everyone; they leave the unread counts.
+    t.notOk((await unreadOf(othello)).includes(sent), 'no longer counted');
     t.same((await sys.client(othello).get(`/users/me/${market}/topics`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
     const refused = await sys.client(hamlet).post('/messages', { type: 'stream', to: market, topic: 'wares', content: 'more fish' });
     t.same(refused.body, { result: 'error', msg: `Channel with ID '${market}' does not exist`, code: 'STREAM_DOES_NOT_EXIST', stream_id: market });
@@ -158,5 +163,11 @@ t.test('streams made private or archived', async (t) => {
     // The name is free again.
     await ok(sys.client(othello).post('/users/me/subscriptions', { subscriptions: [{ name: 'Attic' }], invite_only: true }));
     t.not(await idOf('Attic', othello), attic);
+
+    // The two last subscribers leaving at once: archived once both are gone.
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Twins' }], invite_only: true, principals: [hamlet.user_id, othello.user_id] }));
+    const twins = await idOf('Twins');
+    await Promise.all([hamlet, othello].map((who) => ok(sys.client(who).delete('/users/me/subscriptions', { subscriptions: ['Twins'] }))));
+    t.match(await streamRow(twins), { is_archived: true }, 'archived after both left together');
   });
 });

@@ -264,11 +264,15 @@ export default fp(
     }
 
     app.decorateRequest('actor', null as unknown as Actor);
-    app.decorateRequest('clientName', '');
+    // Read by a few routes only (a send, /register): worked out from the User-Agent when asked, not for every poll and ping.
+    app.decorateRequest('clientName', {
+      getter(this: FastifyRequest) {
+        return clientNameOf(this);
+      },
+    });
     app.decorateRequest('credentialCheck', null);
     // A callback hook: a steady presence ping (its key cached, checked by its route) goes on without a promise.
     app.addHook('onRequest', (request, _reply, done) => {
-      request.clientName = clientNameOf(request);
       if (request.routeOptions.config?.auth === false || !request.routeOptions.url) return done();
       const header = request.headers.authorization;
       if (!header) throw notLoggedIn();

@@ -1,20 +1,27 @@
 /**
  * The notification bot's "new stream" announcement (Zulip's "new streams" topic): when the
  * subscriptions service reports a stream created with `announce`, the realm's notification
- * bot posts to the stream named "general", if there is one.
+ * bot posts to the realm's notifications stream (`notifications_stream_id`; a new realm's
+ * "general"), if the realm has one and it still exists, as Zulip's get_notifications_stream.
  */
 import { users, type StreamAnnouncement } from '@zc/shared/contracts';
+import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { streamAccessFor } from './read-model.js';
 import { checkSendMessage } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
 
-export const ANNOUNCEMENT_STREAM = 'general';
 export const ANNOUNCEMENT_TOPIC = 'new streams';
 
-/** Posts the announcement once (redelivered events hit the idempotency key); skips with a warning when there is no bot or no "general". */
+/** Posts the announcement once (redelivered events hit the idempotency key); skips with a log line when there is no bot or no notifications stream. */
 export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e: StreamAnnouncement): Promise<void> {
-  const realm = await deps.directory.ensureRealm(e.realm_id);
+  // The setting as its owner has it now: the directory copy may not have heard of a change yet.
+  const { realm } = await deps.bus.request(users.realm, { realm_id: e.realm_id });
+  const streamId = realmSettings(realm.settings).notifications_stream_id;
+  if (streamId === -1) {
+    deps.log.info({ realm_id: e.realm_id }, 'no notifications stream; stream announcement skipped');
+    return;
+  }
   const botEmail = `notification-bot@${new URL(realm.url).hostname}`;
   const found = await deps.bus.request(users.resolve, { realm_id: e.realm_id, user_ids: [e.creator_id], emails: [botEmail] });
   const bot = found.users.find((u) => u.email.toLowerCase() === botEmail || u.delivery_email.toLowerCase() === botEmail);
@@ -22,9 +29,9 @@ export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e
     deps.log.warn({ realm_id: e.realm_id, email: botEmail }, 'no notification bot; stream announcement skipped');
     return;
   }
-  const general = await streamAccessFor(deps, e.realm_id, bot.user_id, { name: ANNOUNCEMENT_STREAM });
-  if (!general.stream) {
-    deps.log.info({ realm_id: e.realm_id }, 'no "general" stream; stream announcement skipped');
+  const target = await streamAccessFor(deps, e.realm_id, bot.user_id, { stream_id: streamId });
+  if (!target.stream) {
+    deps.log.info({ realm_id: e.realm_id, stream_id: streamId }, 'notifications stream gone; stream announcement skipped');
     return;
   }
   const creator = found.users.find((u) => u.user_id === e.creator_id);
@@ -33,7 +40,7 @@ export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e
     actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
     client: 'Internal',
     type: 'stream',
-    to: general.stream.id,
+    to: target.stream.id,
     topic: ANNOUNCEMENT_TOPIC,
     content: `${who} created a new stream #**${e.stream_name}**.`,
     read_by_sender: true,

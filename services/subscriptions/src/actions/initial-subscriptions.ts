@@ -1,10 +1,10 @@
 /**
  * What the server subscribes on its own, as Zulip does at sign-up: a new realm gets its
- * "general" stream, a default stream (do_create_realm), and every new human user joins the
+ * "general" stream, a default stream and its notifications stream (do_create_realm), and every new human user joins the
  * realm's default streams (process_new_human_user). Both run from the users service's
  * domain events (handlers/consumers.ts), so each must be harmless when an event comes twice.
  */
-import { subscriptionsEvents, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
+import { subscriptionsEvents, usersInbox, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction } from '@zc/shared/db';
 import { systemGroupId } from '@zc/shared/policy';
 import type { SubscriptionsDeps } from '../deps.js';
@@ -56,6 +56,8 @@ export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: Realm
       const people = await deps.directory.realmPeople(tx, realm.realm_id);
       await notifyUsers(tx, realm.realm_id, streamAudience(created, [], people), streamCreateEvent([toApiStream(created)]));
       await notifyDefaultStreams(deps, tx, realm.realm_id);
+      // Zulip makes it the realm's notifications stream too; the users service owns that setting.
+      await emitDomainEvent(tx, usersInbox.realmNotificationsStream, { realm_id: realm.realm_id, stream_id: created.id });
     });
   } catch (e) {
     // Someone made a stream of that name at the same moment: the realm has its streams.
@@ -71,6 +73,8 @@ export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: Realm
  */
 export async function doSubscribeNewUser(deps: SubscriptionsDeps, user: UserRecord): Promise<void> {
   if (user.is_bot || !user.is_active) return;
+  // Most realms in bulk sign-ups (and every test realm) have none: no transaction for them.
+  if ((await streamStore.listDefaultStreamIds(deps.pool, user.realm_id)).length === 0) return;
   const realm = await ensureRealm(deps, user.realm_id);
   await transaction(deps.pool, async (tx) => {
     const defaults = await streamStore.listByIds(tx, realm.id, await streamStore.listDefaultStreamIds(tx, realm.id));

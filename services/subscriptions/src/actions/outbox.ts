@@ -6,7 +6,7 @@ import { addManyToOutbox, addToOutbox } from '@zc/shared/outbox';
 import { SCHEMA } from '../deps.js';
 import type { ClientEvent } from '../lib/client-events.js';
 
-/** A domain event for other services' read models. */
+/** A domain event for other services' read models (or a command to another service's inbox). */
 export async function emitDomainEvent<C extends EventContract>(tx: Queryable, c: C, payload: PayloadOf<C>): Promise<void> {
   await addToOutbox(tx, SCHEMA, c, payload as never);
 }

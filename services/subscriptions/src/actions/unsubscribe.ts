@@ -88,13 +88,8 @@ export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: Unsub
   return out;
 }
 
-async function lockPrivateStreams(tx: Queryable, realmId: number, streams: readonly StreamRow[]): Promise<StreamRow[]> {
-  const locked: StreamRow[] = [];
-  for (const id of streams.filter((s) => s.invite_only).map((s) => s.id).sort((a, b) => a - b)) {
-    const row = await streamStore.lockById(tx, realmId, id);
-    if (row) locked.push(row);
-  }
-  return locked;
+function lockPrivateStreams(tx: Queryable, realmId: number, streams: readonly StreamRow[]): Promise<StreamRow[]> {
+  return streamStore.lockByIds(tx, realmId, streams.filter((s) => s.invite_only).map((s) => s.id));
 }
 
 /**
@@ -105,13 +100,14 @@ async function lockPrivateStreams(tx: Queryable, realmId: number, streams: reado
  * and so do those who just left (Zulip 6 left their lists stale until they re-registered).
  */
 async function archiveVacatedPrivateStreams(deps: SubscriptionsDeps, tx: Queryable, lockedPrivate: readonly StreamRow[], removed: readonly Pair[]): Promise<StreamRow[]> {
-  const touched = lockedPrivate.filter((s) => removed.some((p) => p.stream_id === s.id));
+  const leaversOf = new Map<number, number[]>();
+  for (const p of removed) pushTo(leaversOf, p.stream_id, p.user_id);
+  const touched = lockedPrivate.filter((s) => leaversOf.has(s.id));
   if (touched.length === 0) return [];
   const subscribersOf = await subscriptionStore.listSubscriberIds(tx, touched.map((s) => s.id));
   const archived: StreamRow[] = [];
   for (const s of touched) {
-    const leavers = removed.filter((p) => p.stream_id === s.id).map((p) => p.user_id);
-    if ((subscribersOf.get(s.id) ?? []).length === 0) archived.push(await doArchiveStream(deps, tx, s, leavers));
+    if ((subscribersOf.get(s.id) ?? []).length === 0) archived.push(await doArchiveStream(deps, tx, s, leaversOf.get(s.id)));
   }
   return archived;
 }

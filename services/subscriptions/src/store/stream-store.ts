@@ -113,6 +113,15 @@ export const streamStore = {
     );
     return rows[0];
   },
+  /** Several streams locked as lockById does, in id order (the row lock node sits above the sort). */
+  async lockByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<StreamRow[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await q.query<StreamRow>(
+      `SELECT ${COLS} FROM subscriptions.stream WHERE realm_id = $1 AND id = ANY($2::bigint[]) AND NOT is_archived ORDER BY id FOR UPDATE`,
+      [realmId, ids],
+    );
+    return rows;
+  },
   async removeDefaultStream(q: Queryable, realmId: number, streamId: number): Promise<boolean> {
     const { rowCount } = await q.query('DELETE FROM subscriptions.default_stream WHERE realm_id = $1 AND stream_id = $2', [realmId, streamId]);
     return (rowCount ?? 0) > 0;

@@ -22,7 +22,7 @@ import { getRegisterState } from '../queries/register-state.js';
 import { getUserSettings } from '../queries/user-settings.js';
 import { checkUpdateSettings } from '../actions/user-settings.js';
 import { checkUpdateRealm } from '../actions/realm-settings.js';
-import { getOwnUser, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
+import { getOwnUser, getRealmRecord, getServerSettings, getUser, listUsers, realmSnapshot, resolveUsers } from '../queries/users.js';
 import { presenceEmails } from '../presence/people-cache.js';
 
 export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): void {
@@ -38,6 +38,7 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   bus.serve(users.create, async (r) => ({ user_id: await checkCreateUser(deps, r.actor, r) }));
   bus.serve(users.resolve, (r) => resolveUsers(deps, r.realm_id, r.user_ids, r.emails));
   bus.serve(users.realmSnapshot, (r) => realmSnapshot(deps, r.realm_id));
+  bus.serve(users.realm, async (r) => ({ realm: await getRealmRecord(deps, r.realm_id) }));
   bus.serve(users.deactivate, async (r) => {
     await checkDeactivateUser(deps, r.actor, r.user_id);
     return {};

@@ -145,6 +145,12 @@ export async function resolveUsers(
   };
 }
 
+/** The realm's record, as its domain events carry it. */
+export async function getRealmRecord(deps: UsersDeps, realmId: number): Promise<RealmRecord> {
+  const realm = await requireRealm(deps, realmId);
+  return toRealmRecord(realm, realmUrlOf(deps, realm));
+}
+
 export async function realmSnapshot(deps: UsersDeps, realmId: number): Promise<{ realm: RealmRecord; users: UserRecord[] }> {
   const realm = await requireRealm(deps, realmId);
   const host = realmHostOf(deps, realm);
