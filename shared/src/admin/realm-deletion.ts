@@ -71,11 +71,12 @@ export async function deleteRealm(pool: Pool, subdomain: string, steps: RealmDel
     for (const t of order) count(nameOf(t), (await c.query(`DELETE FROM ${q2(t.schema, t.table)} WHERE ${realmFilter(t)?.where}`, [realmId])).rowCount);
     // Events about the realm not yet relayed (their consumers would write read-model rows
     // for a realm that is gone), and the dead letters an operator kept: they hold its data too.
-    for (const schema of SCHEMAS) {
-      for (const table of ['outbox', 'outbox_dead']) {
-        count(`${schema}.${table}`, (await c.query(`DELETE FROM ${q2(schema, table)} WHERE payload->>'realm_id' = $1::text`, [realmId])).rowCount);
-      }
-    }
+    // (A service never started here has no outbox yet.)
+    const { rows: outboxes } = await c.query<{ schema: string; table: string }>(
+      `SELECT table_schema AS schema, table_name AS "table" FROM information_schema.tables WHERE table_schema = ANY($1) AND table_name IN ('outbox', 'outbox_dead')`,
+      [[...SCHEMAS]],
+    );
+    for (const o of outboxes) count(`${o.schema}.${o.table}`, (await c.query(`DELETE FROM ${q2(o.schema, o.table)} WHERE payload->>'realm_id' = $1::text`, [realmId])).rowCount);
   });
   const rows = Object.values(deleted).reduce((a, n) => a + n, 0);
   return { realm_id: realmId, subdomain, rows, tables: deleted, files, redis_keys: redisKeys };

@@ -3,7 +3,7 @@
  * for every command, usage errors with exit status 2, one readable line when PostgreSQL is
  * unreachable, and the account commands end to end.
  */
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -120,6 +120,21 @@ t.test('account commands end to end', async (t) => {
   t.match(JSON.parse(readFileSync(file, 'utf8')), { format: 'zc-realm-export', version: 1, realm: { subdomain: 'ops' } });
   t.match(await run('import-realm', '--input', file), { code: 1, json: { msg: /realm 'ops' \(or its id \d+\) already exists here/ } }, 'importing over the live realm is refused');
   t.match(await run('import-realm', '--input', `${file}.missing`), { code: 2, json: { msg: /cannot read/ } });
+
+  // delete-realm where no service ever ran (the users schema only, its events still in the
+  // outbox), without Redis; the export taken above brings the realm back.
+  const isolated = { ...db, ZC_REDIS_URL: 'redis://127.0.0.1:1', ZC_UPLOADS_DIR: mkdtempSync(path.join(os.tmpdir(), 'zc-manage-uploads-')) };
+  t.teardown(() => rmSync(isolated.ZC_UPLOADS_DIR, { recursive: true, force: true }));
+  const drop = (...args: string[]) => manage(['delete-realm', '--realm', 'ops', '--confirm', 'ops', ...args], isolated);
+  t.match(await drop(), { code: 1, json: { msg: "realm 'ops' is active: deactivate it first (deactivate-realm)" } });
+  t.match(await manage(['deactivate-realm', '--realm', 'ops'], isolated), { code: 0, json: { changed: true, credentials_revoked: false } });
+  const deleted = await drop();
+  t.match(deleted, { code: 0, json: { realm_id: realm.json.realm_id, files: 0, redis_keys: null, tables: { 'users.realm': 1, 'users.user_profile': 4, 'users.outbox': Number } } }, deleted.stderr);
+  t.equal((await sql.query('SELECT count(*)::int AS n FROM users.outbox')).rows[0]?.n, 0, 'its unrelayed events went with it');
+  t.match((await run('list-realms')).json, { realms: [] });
+  t.match(await run('import-realm', '--input', file), { code: 0, json: { realm_id: realm.json.realm_id } }, 'restored from the export');
+  const back = (await run('list-users', '--realm', 'ops')).json.users as Array<{ email: string }>;
+  t.ok(back.some((u) => u.email === 'owner@ops.test') && back.some((u) => u.email === 'Ann.New@ops.test'), 'with its people');
 
   t.match(await run('deactivate-user', '--realm', 'ops', '--email', 'nobody@ops.test'), { code: 1, json: { msg: /no user nobody@ops.test/ } });
   t.match(await run('list-users', '--realm', 'nope'), { code: 1, json: { msg: /no realm with subdomain 'nope'/ } });
