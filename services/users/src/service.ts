@@ -8,7 +8,7 @@ import { registerUserHandlers } from './handlers/users.js';
 import { servingCurrentActors } from './handlers/current-actor.js';
 import { userGroupStore } from './store/user-group-store.js';
 import { doAnnounceNewFullMembers, FULL_MEMBER_SWEEP_MS } from './actions/full-members.js';
-import { doSetNewRealmNotificationsStream } from './actions/realm-streams.js';
+import { doForgetArchivedStream, doSetNewRealmNotificationsStream } from './actions/realm-streams.js';
 import { usersInbox } from '@zc/shared/contracts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -25,8 +25,10 @@ export const usersService: ServiceDefinition = {
     registerUserHandlers(bus, deps);
     registerUserGroupHandlers(bus, deps);
     registerPeopleHandlers(bus, deps);
-    // The subscriptions service's "general" for a new realm becomes its notifications stream.
-    await ctx.bus.consume([usersInbox.realmNotificationsStream], { durable: 'users-realm-streams' }, (_subject, payload) => doSetNewRealmNotificationsStream(deps, payload));
+    // What the subscriptions service does to streams that realm settings name (actions/realm-streams.ts).
+    await ctx.bus.consume([usersInbox.realmNotificationsStream, usersInbox.streamArchived], { durable: 'users-realm-streams' }, (...[subject, payload]) =>
+      subject === usersInbox.streamArchived.subject ? doForgetArchivedStream(deps, payload) : doSetNewRealmNotificationsStream(deps, payload),
+    );
     // Members passing the waiting period join role:fullmembers (actions/full-members.ts).
     let sweeping: Promise<unknown> = Promise.resolve();
     const sweeper = setInterval(() => {

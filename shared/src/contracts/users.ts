@@ -476,4 +476,9 @@ export const usersInbox = {
    * realm, which becomes the realm's notifications stream unless one is set already.
    */
   realmNotificationsStream: event('users.inbox.v1.realm_notifications_stream', Type.Object({ realm_id: Type.Integer(), stream_id: Type.Integer() })),
+  /**
+   * Durable, from the subscriptions service's outbox: a stream was archived, so realm settings
+   * naming it (the notifications streams) name none any more, as Zulip shows a deactivated one.
+   */
+  streamArchived: event('users.inbox.v1.stream_archived', Type.Object({ realm_id: Type.Integer(), stream_id: Type.Integer() })),
 } as const;

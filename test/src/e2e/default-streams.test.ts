@@ -1,34 +1,16 @@
 /**
  * Default streams (Zulip's add_default_stream / remove_default_stream and what they are for):
  * administrators choose them, non-guests hear of each change (`default_streams`), every new
- * human user joins them at creation (not bots, not someone reactivated), and with
- * ZC_NEW_REALM_STREAMS a new realm starts with its "general" stream, a default stream.
+ * human user joins them at creation (not bots, not someone reactivated). A new realm's
+ * "general" is in new-realm-streams.test.ts.
  */
 import t from 'tap';
 import { Role } from '@zc/shared/contracts';
-import type { ApiClient } from '../client.js';
-import { startSystem, type Account, type System } from '../harness.js';
+import { startSystem, type Account } from '../harness.js';
+import { streamId, subscribedNames, subscriptionsOnceIn } from './default-streams-support.js';
 import { verifyAction } from './events-verify.js';
 
 type Json = Record<string, unknown>;
-
-const subscribedNames = async (c: ApiClient): Promise<string[]> =>
-  ((await c.get('/users/me/subscriptions')).body.subscriptions as Json[]).map((s) => s.name as string).sort();
-
-/** The user's subscriptions once they include `name` (the subscriptions service joins them from the users' events), or after 3 s. */
-async function subscriptionsOnceIn(c: ApiClient, name: string): Promise<string[]> {
-  for (let i = 0; i < 60; i++) {
-    const names = await subscribedNames(c);
-    if (names.includes(name)) return names;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return subscribedNames(c);
-}
-
-/** The id of a stream `who` (default: hamlet, who makes most of them) can see. */
-async function streamId(sys: System, name: string, who: Account = sys.people.hamlet): Promise<number> {
-  return (await sys.client(who).get('/get_stream_id', { stream: name })).body.stream_id as number;
-}
 
 t.test('POST and DELETE /default_streams', async (t) => {
   const sys = await startSystem(t);
@@ -120,43 +102,4 @@ t.test('new users join the default streams; bots and reactivated users do not', 
   t.same(await subscribedNames(sys.client(othello)), [], 'a reactivated user is not subscribed anew');
   const members = (await owner.get(`/streams/${lobby}/members`)).body.subscribers as number[];
   t.same([...members].sort((a, b) => a - b), [hamlet.user_id, laertesId, guest.user_id, marker.user_id].sort((a, b) => a - b));
-});
-
-t.test('a new realm has its "general" stream, a default stream everyone joins', async (t) => {
-  const sys = await startSystem(t, { config: { newRealmStreams: true } });
-  const { iago, hamlet, polonius } = sys.people;
-  for (const who of [iago, hamlet, polonius]) {
-    t.same(await subscriptionsOnceIn(sys.client(who), 'general'), ['general'], `${who.full_name} is in general`);
-  }
-  const general = await streamId(sys, 'general');
-  const notificationsStream = async () => (await sys.client(hamlet).post('/register', { fetch_event_types: ['realm'] })).body.realm_notifications_stream_id;
-  for (let i = 0; i < 60 && (await notificationsStream()) !== general; i++) await new Promise((r) => setTimeout(r, 50));
-  t.equal(await notificationsStream(), general, "the realm's notifications stream, as on Zulip");
-  const reg = (await sys.client(hamlet).post('/register', { fetch_event_types: ['default_streams', 'stream'] })).body;
-  t.match(reg.realm_default_streams, [{ stream_id: general, name: 'general', invite_only: false, is_web_public: false, history_public_to_subscribers: true }]);
-  t.match((reg.streams as Json[]).find((s) => s.stream_id === general), { description: /default/, rendered_description: /<p>/ });
-  const bot = await sys.createUser({ email: 'porter-bot@zulip.test', full_name: 'Porter', is_bot: true });
-  const marker = await sys.createUser({ email: 'laertes@zulip.test', full_name: 'Laertes' });
-  t.same(await subscriptionsOnceIn(sys.client(marker), 'general'), ['general'], 'a user created later joins it');
-  t.same(await subscribedNames(sys.client(bot)), [], 'a bot does not');
-
-  // The notification bot's "new stream" announcements go to the notifications stream.
-  const announcements = async (stream: string): Promise<Json[]> => {
-    const narrow = JSON.stringify([{ operator: 'stream', operand: stream }, { operator: 'topic', operand: 'new streams' }]);
-    for (let i = 0; i < 60; i++) {
-      const found = ((await sys.client(hamlet).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow })).body.messages as Json[]) ?? [];
-      if (found.length > 0) return found;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return [];
-  };
-  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }], announce: true });
-  t.match(await announcements('general'), [{ sender_full_name: 'Notification Bot', content: /Battlements/ }]);
-  // Another one chosen a moment before the next announcement is used at once.
-  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Town crier' }] });
-  const crier = await streamId(sys, 'Town crier');
-  t.match((await sys.client(iago).patch('/realm', { notifications_stream_id: crier })).body, { result: 'success' });
-  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Ramparts' }], announce: true });
-  t.match(await announcements('Town crier'), [{ sender_full_name: 'Notification Bot', content: /Ramparts/ }], 'announced in the new notifications stream');
-  t.equal((await announcements('general')).length, 1, 'not in general');
 });

@@ -65,6 +65,12 @@ t.test('presence', async (t) => {
     t.equal(r.body.result, 'success');
     t.notOk('presences' in r.body);
     t.notOk('server_timestamp' in r.body);
+    // Now online, the next pings are steady ones, answered by the gateway from the store.
+    const steady = await h.post('/users/me/presence', { status: 'active', ping_only: true });
+    t.same(steady.body, { result: 'success', msg: '' });
+    t.match(steady.headers.get('content-type'), /^application\/json/);
+    const extra = await h.post('/users/me/presence', { status: 'active', ping_only: true, bogus: 1 });
+    t.same(extra.body, { result: 'success', msg: '', ignored_parameters_unsupported: ['bogus'] }, 'unknown parameters reported on a steady ping too');
   });
 
   t.test('last_update_id returns only what changed since', async (t) => {

@@ -6,7 +6,7 @@
  * and nobody reads the old messages through the stream any more.
  */
 import { createHash } from 'node:crypto';
-import { LIMITS, subscriptionsEvents, type Actor } from '@zc/shared/contracts';
+import { LIMITS, subscriptionsEvents, usersInbox, type Actor } from '@zc/shared/contracts';
 import { transaction, type Queryable } from '@zc/shared/db';
 import type { SubscriptionsDeps } from '../deps.js';
 import { streamAudience } from '../lib/audience.js';
@@ -85,6 +85,8 @@ async function writeEvents(tx: Queryable, a: Archival): Promise<void> {
     await emitDomainEvent(tx, subscriptionsEvents.subscribersRemoved, { realm_id: realmId, stream_id: a.before.id, user_ids: a.removed });
   }
   await emitDomainEvent(tx, subscriptionsEvents.streamUpdated, toStreamRecord(a.after));
+  // The users service owns the realm settings that may name it (notifications streams).
+  await emitDomainEvent(tx, usersInbox.streamArchived, { realm_id: realmId, stream_id: a.before.id });
   await notifyUsers(tx, realmId, a.removed, subscriptionRemoveEvent([{ stream_id: a.before.id, name: a.before.name }]));
   await notifyUsers(tx, realmId, a.audience, streamDeleteEvent([toApiStream(a.before)]));
   if (a.defaultStreams) {

@@ -37,7 +37,9 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
       // Nothing is read after a ping-only ping: it may share its round trip with others.
       const ping = await storeSteadyPing(store, actor, reported, check, { coalesced: true });
       if (ping === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
-      return success(ping === 'stored' ? {} : await usersService());
+      // The steady ping's empty answer as bytes: no serialiser and no preSerialization hook for the most frequent request.
+      if (ping === 'stored') return sendSuccessMembers(request, reply, []);
+      return success(await usersService());
     }
     // The ping and the read go out together, in that order on one connection, so the answer
     // waits for one Redis round trip rather than two and still includes this ping. The read
