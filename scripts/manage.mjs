@@ -27,7 +27,7 @@ function realmActivation(summary, change) {
   };
 }
 
-/** Every command: its options, what it does, and how. */
+/** Every command: its options, what it does, and how (`check`, optional, refuses bad arguments with a UsageError). */
 const COMMANDS = {
   'create-realm': {
     summary: 'Create a realm and its owner; prints the owner\'s API key',
@@ -168,6 +168,30 @@ const COMMANDS = {
       }
     },
   },
+  'delete-realm': {
+    summary: "Delete a deactivated realm for good (Zulip's delete_realm): every service's rows, its uploaded files, thumbnails and emoji, its Redis state",
+    options: {
+      ...realmOpt,
+      confirm: { type: 'string', help: 'the subdomain again: nothing is deleted unless it matches --realm', required: true },
+    },
+    check(a) {
+      if (a.confirm !== a.realm) throw new UsageError(`--confirm '${a.confirm}' does not repeat --realm '${a.realm}'; nothing deleted`);
+    },
+    async run(ctx, a) {
+      const files = await ctx.files();
+      try {
+        // Without Redis the realm's presence keys stay (its event queues expire by themselves): said as redis_keys null.
+        return await ctx.withRedis((deps, reachable) =>
+          ctx.admin.deleteRealm(ctx.pool, a.realm, {
+            removeFiles: (realmId) => files.removeRealm(realmId),
+            ...(reachable ? { dropRedisState: (realmId, userIds) => ctx.admin.dropRealmRedisState(deps.redis, ctx.config.redisPrefix, realmId, userIds) } : {}),
+          }),
+        );
+      } finally {
+        files.close();
+      }
+    },
+  },
   'rotate-api-key': {
     summary: "Give a user a new API key (the old one stops working); prints it",
     options: userOpts,
@@ -226,7 +250,7 @@ function explain(e) {
   if (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03', '3D000', '28P01', '28000'].includes(code)) {
     return `cannot reach the database (${code}${e?.message ? `: ${e.message.split('\n')[0]}` : ''}); is PostgreSQL up, and is ZC_DATABASE_URL right?`;
   }
-  if (e instanceof sharedConfig.ConfigError || e?.name === 'ArchiveError' || e instanceof UsageError || e instanceof NotFound || typeof e?.httpStatus === 'number') return e.message;
+  if (e instanceof sharedConfig.ConfigError || e?.name === 'ArchiveError' || e?.name === 'RealmDeletionError' || e instanceof UsageError || e instanceof NotFound || typeof e?.httpStatus === 'number') return e.message;
   return undefined;
 }
 
@@ -248,6 +272,7 @@ try {
   ({ values: args } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
   const missing = Object.entries(cmd.options).filter(([o, d]) => d.required && args[o] === undefined).map(([o]) => `--${o}`);
   if (missing.length) throw new UsageError(`missing ${missing.join(', ')} (node scripts/manage.mjs ${command} --help)`);
+  cmd.check?.(args); // argument rules beyond presence, still before any connection
 } catch (e) {
   fail(e.message, 2);
 }
@@ -275,7 +300,7 @@ try {
     pool,
     realm,
     admin: await import('@zc/shared/admin'),
-    /** The uploads storage the environment names (ZC_UPLOADS_BACKEND …), as whole files. */
+    /** The uploads storage the environment names (ZC_UPLOADS_BACKEND …), as whole files and whole realms. */
     async files() {
       const uploads = await import('@zc/uploads');
       return uploads.archiveFiles(uploads.loadUploadsSettings(config).storage);

@@ -54,6 +54,6 @@ export function uploadsService(overrides: Partial<UploadsSettings> = {}): Servic
   };
 }
 
-/** Realm export/import (scripts/manage.mjs) reads and writes files through these. */
-export { archiveFiles } from './storage/archive-files.js';
+/** Realm export, import and deletion (scripts/manage.mjs) read, write and remove files through these. */
+export { archiveFiles, type RealmFiles } from './storage/archive-files.js';
 export { loadUploadsSettings } from './settings.js';

@@ -6,6 +6,8 @@
  *   evq:{<queue_id>}          stream: the queue's unacknowledged events, entry id `<event id>-1`
  *   evq:user:<user_id>        set: the user's queue ids (an index; dead ids are pruned lazily)
  *   evq:realm:<realm_id>:public  set: queues registered with all_public_streams
+ *   evq:index-generation      string: random, renewed whenever an index changes (copies of the
+ *                             indexes are good while it stays the same)
  *   evq:registry              hash: epoch (random, new whenever the dataset was lost) and the
  *                             delivery cursor (last JetStream seq applied to every queue)
  *   evq:leader                string: the token of the events replica appending events
@@ -26,6 +28,7 @@ export const queueKeys = (prefix: string, queueId: string): [string, string] => 
 export const queueMetaPattern = (prefix: string): string => `${redisKey(prefix, 'evq', '{')}*}:meta`;
 export const userQueuesKey = (prefix: string, userId: number): string => redisKey(prefix, 'evq', 'user', userId);
 export const realmPublicQueuesKey = (prefix: string, realmId: number): string => redisKey(prefix, 'evq', 'realm', realmId, 'public');
+export const indexGenerationKey = (prefix: string): string => redisKey(prefix, 'evq', 'index-generation');
 export const registryKey = (prefix: string): string => redisKey(prefix, 'evq', 'registry');
 export const leaderKey = (prefix: string): string => redisKey(prefix, 'evq', 'leader');
 export const leaderTermKey = (prefix: string): string => redisKey(prefix, 'evq', 'leader', 'term');

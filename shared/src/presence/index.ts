@@ -3,7 +3,7 @@
  * `presence` events) and the gateway (which stores steady pings and serves modern-format
  * fetches itself, sparing the bus hop on the most frequent request of a chat server).
  */
-export { PresenceStore, type PingOutcome, type PingRules, type PresenceEntry, type ReadSince, type RealmPresence } from './store.js';
+export { PresenceStore, presenceRealmKey, type PingOutcome, type PingRules, type PresenceEntry, type ReadSince, type RealmPresence } from './store.js';
 export { PresenceReader, type RealmView } from './reader.js';
 export {
   entriesInWindow,

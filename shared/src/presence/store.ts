@@ -228,9 +228,14 @@ function parseEntry(userId: number, v: string): PresenceEntry | undefined {
   return { userId, activeTs: a as number, idleTs: i as number, updateId: u as number };
 }
 
+/** The realm's presence hash; every other presence key of the realm is this plus `:<suffix>` (one hash slot). */
+export function presenceRealmKey(prefix: string, realmId: number): string {
+  return redisKey(prefix, 'users', 'presence', `{${realmId}}`);
+}
+
 /** Redis key of the realm's people token (legacy.ts), beside its presence keys (same hash slot: READ_SINCE reads it). */
 export function presencePeopleTokenKey(prefix: string, realmId: number): string {
-  return `${redisKey(prefix, 'users', 'presence', `{${realmId}}`)}:people`;
+  return `${presenceRealmKey(prefix, realmId)}:people`;
 }
 
 /** The PING script as a command of the connection (its first argument is the key count), for pipelines. */
@@ -272,7 +277,7 @@ export class PresenceStore {
   private readonly redis: Redis;
 
   private keys(realmId: number): [string, string, string] {
-    const base = redisKey(this.prefix, 'users', 'presence', `{${realmId}}`);
+    const base = presenceRealmKey(this.prefix, realmId);
     return [base, `${base}:meta`, `${base}:hidden`];
   }
 

@@ -3,48 +3,20 @@
  * for every command, usage errors with exit status 2, one readable line when PostgreSQL is
  * unreachable, and the account commands end to end.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import pg from 'pg';
 import { testEnv } from '@zc/shared/testing';
+import { manage as run } from './manage-support.js';
 
 t.setTimeout(300_000); // a dozen CLI processes on a busy machine
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'deactivate-realm', 'reactivate-realm', 'export-realm', 'import-realm', 'rotate-api-key'];
+const COMMANDS = ['create-realm', 'create-user', 'grant', 'list-realms', 'list-users', 'deactivate-user', 'reactivate-user', 'change-role', 'change-password', 'change-email', 'deactivate-realm', 'reactivate-realm', 'export-realm', 'import-realm', 'delete-realm', 'rotate-api-key'];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: Record<string, unknown>;
-}
-
-function manage(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/manage.mjs'), ...args], {
-      env: { PATH: process.env.PATH ?? '', ZC_SECRET_KEY: 'cd'.repeat(32), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => {
-      let json = {};
-      try {
-        json = JSON.parse(stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
-      } catch {
-        // --help prints text
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
-}
+/** The CLI with a secret key and whatever else the test gives. */
+const manage = (args: string[], env: Record<string, string> = {}) => run(args, { ZC_SECRET_KEY: 'cd'.repeat(32), ...env });
 
 t.test('--help', async (t) => {
   const top = await manage(['--help']);
@@ -67,6 +39,11 @@ t.test('usage errors: status 2, one line, no database needed', async (t) => {
   t.match(missing, { code: 2, json: { msg: /missing --email, --password, --full-name/ } });
   const bogus = await manage(['list-realms', '--bogus']);
   t.match(bogus, { code: 2, json: { msg: /Unknown option '--bogus'/ } });
+  const unconfirmed = await manage(['delete-realm', '--realm', 'x']);
+  t.match(unconfirmed, { code: 2, json: { msg: /missing --confirm/ } });
+  // Refused before any connection: the database named here does not exist.
+  const mistyped = await manage(['delete-realm', '--realm', 'elsinore', '--confirm', 'elsinor'], { ZC_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/zc' });
+  t.match(mistyped, { code: 2, json: { msg: "--confirm 'elsinor' does not repeat --realm 'elsinore'; nothing deleted" } });
 });
 
 t.test('with PostgreSQL unreachable: one line saying so, no stack trace', async (t) => {

@@ -5,47 +5,17 @@
  * the realm's queues are dropped, whatever they were registered for. Reactivation lets the same
  * keys in again.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { Redis } from 'ioredis';
 import { startSystem } from '../harness.js';
+import { manage, manageEnv } from './manage-support.js';
 
 t.setTimeout(120_000);
-
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function manage(args: string[], env: Record<string, string>): Promise<{ code: number | null; json: Record<string, unknown>; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/manage.mjs'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => {
-      let json: Record<string, unknown> = {};
-      try {
-        json = JSON.parse(stdout.trim().split('\n').pop() ?? '') as Record<string, unknown>;
-      } catch {
-        // left empty: the assertion on it says what was wrong
-      }
-      resolve({ code, json, stderr });
-    });
-  });
-}
 
 t.test('deactivate-realm: keys refused at once, clients told, queues dropped; reactivate-realm lets them in again', async (t) => {
   const sys = await startSystem(t);
   const { hamlet, othello } = sys.people;
-  const env = {
-    ZC_DATABASE_URL: sys.env.databaseUrl,
-    ZC_REDIS_URL: sys.env.infra.redisUrl,
-    ZC_NATS_URL: sys.env.infra.natsUrl,
-    ZC_SUBJECT_PREFIX: sys.env.prefix,
-    ZC_REDIS_PREFIX: sys.env.prefix,
-    ZC_SECRET_KEY: sys.env.config.secretKey as string,
-  };
+  const env = manageEnv(sys);
   const redis = new Redis(sys.env.infra.redisUrl);
   t.teardown(() => redis.disconnect());
   const queueExists = async (queueId: string) => (await redis.exists(`${sys.env.prefix}:evq:{${queueId}}:meta`)) === 1;

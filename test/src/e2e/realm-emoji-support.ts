@@ -38,9 +38,9 @@ export function pngDeclaring(width: number, height: number): Buffer {
 }
 
 /** POST /api/v1/realm/emoji/{name} with these files (by default one, as python-zulip-api sends it). */
-export function postEmoji(sys: System, as: Account, name: string, files: FilePart[]): Promise<RawResponse> {
+export function postEmoji(sys: System, as: Account, name: string, files: FilePart[], o: { host?: string } = {}): Promise<RawResponse> {
   const { body, contentType } = multipart(files);
-  return raw(sys, 'POST', `/api/v1/realm/emoji/${encodeURIComponent(name)}`, { as, body, headers: { 'content-type': contentType } });
+  return raw(sys, 'POST', `/api/v1/realm/emoji/${encodeURIComponent(name)}`, { as, body, headers: { 'content-type': contentType }, ...o });
 }
 
 export const imageFile = (data: Buffer, filename = 'emoji.png'): FilePart => ({ field: filename, filename, contentType: 'image/png', data });

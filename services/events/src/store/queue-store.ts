@@ -7,8 +7,8 @@
  * queues at once (APPEND): those need one Redis, not a Cluster.
  */
 import { randomUUID } from 'node:crypto';
-import { redisKey, type Redis } from '@zc/shared/redis';
-import { leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
+import type { Redis } from '@zc/shared/redis';
+import { indexGenerationKey, leaderKey, leaderTermKey, queueKeys, queueMetaKey, queueMetaPattern, queueStreamKey, realmPublicQueuesKey, registryKey, userQueuesKey } from '@zc/shared/event-queues';
 import type { NarrowTerm } from '../lib/narrow.js';
 import * as lua from './scripts.js';
 
@@ -127,7 +127,7 @@ export class QueueStore {
     return realmPublicQueuesKey(this.prefix, realmId);
   }
   private get indexGenerationKey(): string {
-    return redisKey(this.prefix, 'evq', 'index-generation');
+    return indexGenerationKey(this.prefix);
   }
   get registryKey(): string {
     return registryKey(this.prefix);

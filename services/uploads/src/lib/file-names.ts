@@ -30,6 +30,15 @@ export function newPathId(realmId: number, sanitisedName: string): string {
 }
 
 /**
+ * The key prefixes every stored file of a realm is under: its uploads (newPathId), their
+ * thumbnails (thumbnailKey in thumbnail-image.ts) and its custom emoji images (emojiFiles in
+ * emoji-names.ts). Realm deletion removes everything under them.
+ */
+export function realmStoragePrefixes(realmId: number): string[] {
+  return [String(realmId), `thumbnail/${realmId}`, `avatars/${realmId}`];
+}
+
+/**
  * Whether a download path (after /user_uploads/) has the shape of a path id: four segments,
  * none empty, `.` or `..`. Anything else is answered "not found" without a lookup.
  */

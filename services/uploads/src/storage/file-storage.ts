@@ -20,6 +20,8 @@ export interface FileStorage {
   read(key: string): Promise<StoredObject | undefined>;
   /** Removes the object; removing a missing one is not an error. */
   remove(key: string): Promise<void>;
+  /** Removes every object whose key starts with `prefix/` (a realm's files); how many there were. */
+  removeUnder(prefix: string): Promise<number>;
   /**
    * A URL the client may fetch the object from directly for `ttlSeconds`, served with these
    * headers; undefined when this backend serves bytes only through us.

@@ -26,7 +26,7 @@ export class LocalDiskStorage implements FileStorage {
   private pathOf(key: string): string {
     assertSafeKey(key);
     const p = path.resolve(this.root, key);
-    if (!p.startsWith(this.root + path.sep) || p.startsWith(this.tmp + path.sep)) throw new Error(`storage key outside the root: ${key}`);
+    if (!p.startsWith(this.root + path.sep) || p === this.tmp || p.startsWith(this.tmp + path.sep)) throw new Error(`storage key outside the root: ${key}`);
     return p;
   }
 
@@ -70,6 +70,19 @@ export class LocalDiskStorage implements FileStorage {
       }
       dir = path.dirname(dir);
     }
+  }
+
+  async removeUnder(prefix: string): Promise<number> {
+    const dir = this.pathOf(prefix);
+    let files = 0;
+    try {
+      for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) if (!entry.isDirectory()) files++;
+    } catch (e) {
+      if (isMissing(e)) return 0;
+      throw e;
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+    return files;
   }
 
   async signedDownloadUrl(): Promise<undefined> {

@@ -5,7 +5,7 @@
  * upload is a few parts whatever the size; a failed body aborts the multipart upload, and
  * S3 never shows an object that was not completed.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
@@ -69,6 +69,22 @@ export class S3Storage implements FileStorage {
   async remove(key: string): Promise<void> {
     assertSafeKey(key);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: key }));
+  }
+
+  async removeUnder(prefix: string): Promise<number> {
+    assertSafeKey(prefix);
+    let removed = 0;
+    // Each listing starts afresh: the page just deleted is gone from it, and a key whose
+    // deletion failed stops the loop (by throwing) rather than being listed forever.
+    for (;;) {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, Prefix: `${prefix}/`, MaxKeys: 1000 }));
+      const keys = (page.Contents ?? []).flatMap((o) => (o.Key ? [{ Key: o.Key }] : []));
+      if (keys.length === 0) return removed;
+      const out = await this.client.send(new DeleteObjectsCommand({ Bucket: this.opts.bucket, Delete: { Objects: keys, Quiet: true } }));
+      const failed = out.Errors ?? [];
+      if (failed.length) throw new Error(`S3 refused to delete ${failed.length} objects under ${prefix}/, e.g. ${failed[0]?.Key}: ${failed[0]?.Code} ${failed[0]?.Message}`);
+      removed += keys.length;
+    }
   }
 
   async signedDownloadUrl(key: string, o: { ttlSeconds: number; contentType: string; contentDisposition: string }): Promise<string | undefined> {

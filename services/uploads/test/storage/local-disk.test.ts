@@ -17,6 +17,7 @@ t.test('local disk storage', async (t) => {
     for (const key of ['../x', '1/../../x', '/etc/passwd', '1//x', '.partial/x', '']) {
       await t.rejects(storage.write(key, Readable.from([Buffer.from('x')]), 'text/plain'), key);
     }
+    await t.rejects(storage.removeUnder('.partial'), 'nor may a removal take the writes in progress');
   });
 
   t.test('a reader never sees a file being written', async (t) => {

@@ -43,6 +43,21 @@ export async function storageContract(t: Test, storage: FileStorage, objectCount
     t.equal(await objectCount(), before, 'no partial object either');
   });
 
+  t.test('removeUnder removes every object under a prefix, and only those', async (t) => {
+    const put = (key: string) => storage.write(key, Readable.from([Buffer.from(key)]), 'text/plain');
+    const doomed = ['7/aa/one/a.txt', '7/bb/two/b.txt', 'thumbnail/7/aa/one/a.txt/840x560.webp'];
+    const kept = ['70/aa/one/a.txt', '8/aa/one/7.txt', 'thumbnail/70/aa/x/y.txt/840x560.webp'];
+    for (const key of [...doomed, ...kept]) await put(key);
+    t.equal(await storage.removeUnder('7'), 2, 'the two under 7/');
+    t.equal(await storage.removeUnder('thumbnail/7'), 1);
+    for (const key of doomed) t.equal(await storage.read(key), undefined, `${key} gone`);
+    for (const key of kept) t.ok(await storage.read(key), `${key} kept (7 is not 70, nor a name)`);
+    t.equal(await storage.removeUnder('7'), 0, 'again: nothing left, no error');
+    t.equal(await storage.removeUnder('nothing-here'), 0);
+    await t.rejects(storage.removeUnder('..'), 'a prefix leaving the root is refused');
+    for (const key of kept) await storage.remove(key);
+  });
+
   t.test('reading a missing object answers undefined', async (t) => {
     t.equal(await storage.read('1/ab/nothing/here.txt'), undefined);
   });
