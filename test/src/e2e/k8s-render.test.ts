@@ -234,7 +234,9 @@ function definedMetrics(): Set<string> {
       if (e.isDirectory()) walk(p);
       else if (p.endsWith('.ts')) {
         const text = readFileSync(p, 'utf8');
-        for (const m of text.matchAll(/(?:name: |gauge\()'(zc_[a-z_]+)'/g)) {
+        // prom-client's `name:` option, the gauge helper, and the HTTP RED metrics' own
+        // declarations in shared/src/metrics (`info('zc_…'`, `…Name = 'zc_…'`).
+        for (const m of text.matchAll(/(?:name: |gauge\(|info\(|Name = )'(zc_[a-z_]+)'/g)) {
           const n = m[1] as string;
           for (const suffix of ['', '_bucket', '_count', '_sum']) out.add(n + suffix);
         }
