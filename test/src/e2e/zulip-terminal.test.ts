@@ -178,6 +178,14 @@ t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'
   t.same(await streams(), ['general'], 'the newcomer is in the realm\'s "general" stream');
   const { see, keys, screen, clientLogs } = await launchClient(t, sys.baseUrl, newcomer, unique);
   await see('the welcome message and the "general" stream on the first screen', 'Welcome Bot', "I'm Welcome Bot", '# general');
+  // The client reports presence from a thread of its own once started, and that thread redraws
+  // the Users panel with the answer; quitting while it does makes the thread throw as urwid
+  // shuts down (a race in the client, not an answer of ours). Someone starting it would not
+  // quit in that instant, so wait until the server has the ping, and a moment for the redraw.
+  const present = async () => (await sys.client(sys.people.iago).get(`/users/${newcomer.user_id}/presence`)).status === 200;
+  for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
+  t.ok(await present(), "the client's presence ping reached the server");
+  await new Promise((r) => setTimeout(r, 1500));
   await keys('C-c');
   await see('the client ended', 'ZT-EXIT=');
   t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
