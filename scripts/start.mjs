@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { loadConfig, realmUrl } from '@zc/shared/config';
+import { loadConfig, nodeOptionsFor, realmUrl } from '@zc/shared/config';
 import { createPool, runMigrations } from '@zc/shared/db';
 import { createLogger } from '@zc/shared/logging';
 import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
@@ -116,6 +116,7 @@ function spawn(service, index) {
     ZC_ADMIN_PORT: String(ADMIN_PORT_BASE + SERVICES.indexOf(service) * 10 + index),
     ZC_INSTANCE: label,
     ZC_SERVICE: service,
+    ...(nodeOptionsFor(service, process.env.NODE_OPTIONS) ? { NODE_OPTIONS: nodeOptionsFor(service, process.env.NODE_OPTIONS) } : {}),
   });
   prefixLines(worker.process.stdout, label, process.stdout);
   prefixLines(worker.process.stderr, label, process.stderr);

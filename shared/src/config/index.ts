@@ -104,3 +104,22 @@ export function subdomainOfHost(cfg: SharedConfig, hostHeader: string | undefine
   if (host.endsWith(suffix)) return host.slice(0, -suffix.length);
   return '';
 }
+
+/**
+ * Node options each service's process is started with (NODE_OPTIONS), by `npm start`, the
+ * bench system, the compose file and the Helm chart alike (a test keeps the last two equal
+ * to this). The gateway allocates a little for every request it answers; with V8's default
+ * young generation (16 MiB semi-spaces at most) that garbage is scavenged often, on helper
+ * threads as well. 32 MiB semi-spaces cut its CPU per presence ping by about a quarter on
+ * this project's bench machine (presence-ping, quiet: 742 and 808 µs above idle before, 571
+ * and 591 after), for at most 48 MiB more memory.
+ */
+export const SERVICE_NODE_OPTIONS: Readonly<Record<string, string>> = {
+  gateway: '--max-semi-space-size=32',
+};
+
+/** NODE_OPTIONS for a service's process: the inherited ones, then the service's own. */
+export function nodeOptionsFor(service: string, inherited: string | undefined): string | undefined {
+  const own = SERVICE_NODE_OPTIONS[service];
+  return [inherited, own].filter((o) => o !== undefined && o !== '').join(' ') || undefined;
+}

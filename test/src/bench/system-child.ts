@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '@zc/shared/config';
+import { loadConfig, nodeOptionsFor } from '@zc/shared/config';
 import { createLogger } from '@zc/shared/logging';
 import { testEnv } from '@zc/shared/testing';
 import { ApiClient } from '../client.js';
@@ -132,6 +132,8 @@ async function startProcesses(): Promise<Hello> {
           ZC_UPLOADS_DIR: uploadsDir,
           // The scenarios count the messages their queues receive; a greeting is not one of them.
           ZC_WELCOME_MESSAGES: 'false',
+          // The service's own Node options, as npm start and the chart give them.
+          ...(nodeOptionsFor(service, process.env.NODE_OPTIONS) ? { NODE_OPTIONS: nodeOptionsFor(service, process.env.NODE_OPTIONS) } : {}),
           // Nor does a "general" stream everyone joins: the scenarios build their own streams.
           ZC_NEW_REALM_STREAMS: 'false',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',

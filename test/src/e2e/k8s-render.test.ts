@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseAllDocuments, stringify } from 'yaml';
+import { SERVICE_NODE_OPTIONS } from '@zc/shared/config';
 
 t.setTimeout(180_000); // the first run builds the renderer (about 25 s)
 
@@ -194,6 +195,18 @@ t.test('the gateway trusts the Ingress as its one proxy, and nobody without it',
   t.equal(trust(EXISTING_SECRET), 'false');
   t.equal(trust({ ...EXISTING_SECRET, ingress: { enabled: true } }), '1');
   t.equal(trust({ ...EXISTING_SECRET, config: { trustProxy: '10.0.0.0/8' } }), '10.0.0.0/8');
+});
+
+t.test("each service runs with its own Node options, in the chart and the compose file as npm start gives them", async (t) => {
+  const deployments = render(EXISTING_SECRET).filter((o) => o.kind === 'Deployment');
+  t.ok(deployments.length >= 7, 'every service rendered');
+  for (const d of deployments) {
+    const service = d.metadata.name.replace(/^.*-zc-/, '');
+    const options = containersOf(d)[0]?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value;
+    t.equal(options, SERVICE_NODE_OPTIONS[service], `chart: ${service}`);
+  }
+  const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as { services: Record<string, { environment?: Record<string, string> }> };
+  for (const [service, options] of Object.entries(SERVICE_NODE_OPTIONS)) t.equal(compose.services[service]?.environment?.NODE_OPTIONS, options, `compose: ${service}`);
 });
 
 t.test('Ingress: root and wildcard realm hosts, TLS, long-poll timeouts', async (t) => {
