@@ -105,6 +105,7 @@ function prefixLines(stream, label, out) {
 
 function spawn(service, index) {
   const label = `${service}-${index}`;
+  const nodeOptions = nodeOptionsFor(service, process.env.NODE_OPTIONS);
   cluster.setupPrimary({
     exec: path.join(ROOT, 'services', service, 'dist', 'main.js'),
     silent: true,
@@ -116,7 +117,7 @@ function spawn(service, index) {
     ZC_ADMIN_PORT: String(ADMIN_PORT_BASE + SERVICES.indexOf(service) * 10 + index),
     ZC_INSTANCE: label,
     ZC_SERVICE: service,
-    ...(nodeOptionsFor(service, process.env.NODE_OPTIONS) ? { NODE_OPTIONS: nodeOptionsFor(service, process.env.NODE_OPTIONS) } : {}),
+    ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
   });
   prefixLines(worker.process.stdout, label, process.stdout);
   prefixLines(worker.process.stderr, label, process.stderr);

@@ -111,6 +111,7 @@ async function startProcesses(): Promise<Hello> {
       // ZC_BENCH_SERVICE_NODE_ARGS: node flags for every service process, e.g. `--cpu-prof
       // --cpu-prof-dir=/tmp/prof` for one profile per service (written when it stops).
       const nodeArgs = (process.env.ZC_BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+      const nodeOptions = nodeOptionsFor(service, process.env.NODE_OPTIONS);
       const child = spawn(process.execPath, [...nodeArgs, entry], {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: {
@@ -133,7 +134,7 @@ async function startProcesses(): Promise<Hello> {
           // The scenarios count the messages their queues receive; a greeting is not one of them.
           ZC_WELCOME_MESSAGES: 'false',
           // The service's own Node options, as npm start and the chart give them.
-          ...(nodeOptionsFor(service, process.env.NODE_OPTIONS) ? { NODE_OPTIONS: nodeOptionsFor(service, process.env.NODE_OPTIONS) } : {}),
+          ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
           // Nor does a "general" stream everyone joins: the scenarios build their own streams.
           ZC_NEW_REALM_STREAMS: 'false',
           LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',

@@ -8,7 +8,7 @@ import { users, type StreamAnnouncement } from '@zc/shared/contracts';
 import { realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { streamAccessFor } from './read-model.js';
-import { checkSendMessage } from './send-message.js';
+import { sendAsSystemBot } from './notification-bot.js';
 import type { SendWriter } from './send-writer.js';
 
 export const ANNOUNCEMENT_TOPIC = 'new streams';
@@ -36,15 +36,11 @@ export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e
   }
   const creator = found.users.find((u) => u.user_id === e.creator_id);
   const who = creator ? `@_**${creator.full_name}|${creator.user_id}**` : 'Someone';
-  await checkSendMessage(deps, writer, {
-    actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
-    client: 'Internal',
+  await sendAsSystemBot(deps, writer, e.realm_id, bot, {
     type: 'stream',
     to: target.stream.id,
     topic: ANNOUNCEMENT_TOPIC,
     content: `${who} created a new stream #**${e.stream_name}**.`,
-    read_by_sender: true,
     idempotency_key: `stream-announced:${e.stream_id}`,
-    internal: true,
   });
 }

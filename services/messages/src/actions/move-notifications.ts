@@ -9,7 +9,7 @@ import type { MessagesDeps } from '../deps.js';
 import { moveNotices, topicResolution } from '../lib/edit-rules.js';
 import { editStore } from '../store/edit-store.js';
 import type { RealmRow, StreamRow, UserRow } from '../store/read-model-store.js';
-import { checkSendMessage } from './send-message.js';
+import { sendAsSystemBot } from './notification-bot.js';
 import type { SendWriter } from './send-writer.js';
 
 export interface MoveNotification {
@@ -55,16 +55,7 @@ export async function sendMoveNotifications(deps: MessagesDeps, writer: SendWrit
       return;
     }
     for (const p of posts) {
-      await checkSendMessage(deps, writer, {
-        actor: { realm_id: n.realm.id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
-        client: 'Internal',
-        type: 'stream',
-        to: p.stream.id,
-        topic: p.topic,
-        content: p.content,
-        read_by_sender: true,
-        internal: true,
-      });
+      await sendAsSystemBot(deps, writer, n.realm.id, bot, { type: 'stream', to: p.stream.id, topic: p.topic, content: p.content });
     }
   } catch (err) {
     deps.log.error({ err, realm_id: n.realm.id }, 'move notification failed');

@@ -7,7 +7,7 @@
  */
 import { users, type NotificationBotMessage, type SystemBotMessage } from '@zc/shared/contracts';
 import type { MessagesDeps } from '../deps.js';
-import { checkSendMessage } from './send-message.js';
+import { checkSendMessage, type SendRequest } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
 
 /** The realm's notification bot (notification-bot@<realm host>), or undefined when the realm has none. */
@@ -18,6 +18,31 @@ export async function findNotificationBot(deps: MessagesDeps, realmId: number) {
   return found.users.find((u) => u.email.toLowerCase() === email || u.delivery_email.toLowerCase() === email);
 }
 
+/** A system bot as users.resolve answers for it. */
+interface SystemBot {
+  user_id: number;
+  role: number;
+  email: string;
+  full_name: string;
+}
+
+/** Sends as one of the realm's system bots: no access or post-policy checks, read by the bot. */
+export async function sendAsSystemBot(
+  deps: MessagesDeps,
+  writer: SendWriter,
+  realmId: number,
+  bot: SystemBot,
+  post: Omit<SendRequest, 'actor' | 'client' | 'read_by_sender' | 'internal'>,
+): Promise<number> {
+  return checkSendMessage(deps, writer, {
+    actor: { realm_id: realmId, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
+    client: 'Internal',
+    ...post,
+    read_by_sender: true,
+    internal: true,
+  });
+}
+
 export async function doPostNotificationBotMessage(deps: MessagesDeps, writer: SendWriter, e: NotificationBotMessage): Promise<void> {
   const bot = await findNotificationBot(deps, e.realm_id);
   if (!bot) {
@@ -25,15 +50,7 @@ export async function doPostNotificationBotMessage(deps: MessagesDeps, writer: S
     return;
   }
   const target = e.to.type === 'stream' ? { type: 'stream', to: e.to.stream_id, topic: e.to.topic } : { type: 'private', to: [e.to.user_id] };
-  await checkSendMessage(deps, writer, {
-    actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
-    client: 'Internal',
-    ...target,
-    content: e.content,
-    read_by_sender: true,
-    idempotency_key: e.key,
-    internal: true,
-  });
+  await sendAsSystemBot(deps, writer, e.realm_id, bot, { ...target, content: e.content, idempotency_key: e.key });
 }
 
 export async function doPostSystemBotMessage(deps: MessagesDeps, writer: SendWriter, e: SystemBotMessage): Promise<void> {
@@ -43,14 +60,5 @@ export async function doPostSystemBotMessage(deps: MessagesDeps, writer: SendWri
     deps.log.warn({ realm_id: e.realm_id, key: e.key, sender_id: e.sender_id }, 'no such system bot; message skipped');
     return;
   }
-  await checkSendMessage(deps, writer, {
-    actor: { realm_id: e.realm_id, user_id: bot.user_id, role: bot.role, email: bot.email, full_name: bot.full_name, is_bot: true },
-    client: 'Internal',
-    type: 'private',
-    to: [e.recipient_id],
-    content: e.content,
-    read_by_sender: true,
-    idempotency_key: e.key,
-    internal: true,
-  });
+  await sendAsSystemBot(deps, writer, e.realm_id, bot, { type: 'private', to: [e.recipient_id], content: e.content, idempotency_key: e.key });
 }
