@@ -10,6 +10,7 @@ import { systemGroupId } from '@zc/shared/policy';
 import type { SubscriptionsDeps } from '../deps.js';
 import { streamAudience } from '../lib/audience.js';
 import { streamCreateEvent } from '../lib/client-events.js';
+import { generalWelcomePosts } from '../lib/general-stream-welcome.js';
 import { renderDescription } from '../lib/render-description.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { toApiStream, toStreamRecord } from '../lib/stream-view.js';
@@ -26,7 +27,7 @@ const GENERAL_DESCRIPTION = 'For everyone in the organization: new members join 
 
 /**
  * Creates the new realm's "general" stream as a public default stream (no creator: the
- * server makes it). A realm that has ever had a stream is left alone, so a redelivered
+ * server makes it), with Welcome Bot's first posts in it. A realm that has ever had a stream is left alone, so a redelivered
  * event does not bring back a "general" renamed or archived since.
  */
 export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: RealmRecord): Promise<void> {
@@ -58,6 +59,15 @@ export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: Realm
       await notifyDefaultStreams(deps, tx, realm.realm_id);
       // Zulip makes it the realm's notifications stream too; the users service owns that setting.
       await emitDomainEvent(tx, usersInbox.realmNotificationsStream, { realm_id: realm.realm_id, stream_id: created.id });
+      for (const [i, post] of generalWelcomePosts(realm.name).entries()) {
+        await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, {
+          realm_id: realm.realm_id,
+          key: `general-welcome:${created.id}:${i}`,
+          sender: 'welcome-bot',
+          to: { type: 'stream', stream_id: created.id, topic: post.topic },
+          content: post.content,
+        });
+      }
     });
   } catch (e) {
     // Someone made a stream of that name at the same moment: the realm has its streams.
