@@ -6,7 +6,8 @@
  *
  * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
  *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
- * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`); messages/s
+ * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`), after
+ *   `--opt warmup=500` untimed sends (see DEFAULT_BURST_WARM_UP); messages/s
  *   and deliveries/s until the last delivery (budget: at least the peer's, same run).
  * - `fanout-10k`: a stream of `--opt members=10000` of whom `--opt queues=1000` long-poll;
  *   `--opt messages=5` sends one after another. Send acknowledgement latency (budget 100 ms)
