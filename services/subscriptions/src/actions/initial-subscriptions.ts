@@ -1,10 +1,10 @@
 /**
  * What the server subscribes on its own, as Zulip does at sign-up: a new realm gets its
  * "general" stream, a default stream and its notifications stream (do_create_realm), and every new human user joins the
- * realm's default streams (process_new_human_user). Both run from the users service's
+ * realm's default streams (process_new_human_user), with their recent history. Both run from the users service's
  * domain events (handlers/consumers.ts), so each must be harmless when an event comes twice.
  */
-import { subscriptionsEvents, usersInbox, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
+import { messagesInbox, subscriptionsEvents, usersInbox, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction } from '@zc/shared/db';
 import { systemGroupId } from '@zc/shared/policy';
 import type { SubscriptionsDeps } from '../deps.js';
@@ -94,5 +94,7 @@ export async function doSubscribeNewUser(deps: SubscriptionsDeps, user: UserReco
     if (streams.length === 0) return;
     const me = await deps.directory.requireUser(tx, realm.id, user.user_id);
     await doSubscribeToExisting(deps, tx, { realm, actor: user.user_id, streams, users: [me] });
+    // Zulip's add_new_user_history: the messages service gives them the recent history of these streams.
+    await emitDomainEvent(tx, messagesInbox.newUserHistory, { realm_id: realm.id, user_id: user.user_id, stream_ids: streams.map((s) => s.id) });
   });
 }

@@ -60,9 +60,10 @@ t.test('a new user joins the default streams, once', async (t) => {
   await doSubscribeNewUser(db.deps, laertes);
   t.same((await subscriptionStore.listRows(db.pool, [laertes.user_id], [general])).map((r) => r.active), [true]);
   const rows = await db.outbox();
-  t.same(eventTypes(rows), ['subscriptions.evt.v1.subscribers.added', 'subscription/add', 'subscription/peer_add']);
+  t.same(eventTypes(rows), ['subscriptions.evt.v1.subscribers.added', 'subscription/add', 'subscription/peer_add', 'messages.inbox.v1.new_user_history']);
   t.same(rows[1]?.payload.users, [laertes.user_id]);
   t.same(rows[2]?.payload.users, [1, 2, 3, 4, 11], "peer_add to the realm's other non-guests, who see a public stream's subscribers");
+  t.same(rows[3]?.payload, { realm_id: REALM_ID, user_id: laertes.user_id, stream_ids: [general] }, "the messages service gives them the streams' recent history");
 
   await db.clearOutbox();
   await doSubscribeNewUser(db.deps, laertes);
