@@ -14,6 +14,13 @@ export const Actor = Type.Object({
   email: Type.String(),
   full_name: Type.String(),
   is_bot: Type.Boolean(),
+  /**
+   * The realm's revision when the gateway authenticated the request (users.realm.revision). A
+   * realm change gives the realm a new credential token, so the first request after it is
+   * authenticated again and carries the new revision: a service whose copy of the realm is
+   * older fetches it before applying its policies (Directory.realmFor).
+   */
+  realm_revision: Type.Optional(Type.Integer()),
 });
 export type Actor = Static<typeof Actor>;
 

@@ -432,7 +432,17 @@ export const SystemBotMessage = Type.Object({
 });
 export type SystemBotMessage = Static<typeof SystemBotMessage>;
 
+/** A new human user's first streams, whose recent history they get (subscriptions, at sign-up). */
+export const NewUserHistory = Type.Object({
+  realm_id: Type.Integer(),
+  user_id: Type.Integer(),
+  stream_ids: Type.Array(Type.Integer()),
+});
+export type NewUserHistory = Static<typeof NewUserHistory>;
+
 export const messagesInbox = {
   /** Durable: written to a producer's outbox (users: a new user's welcome), sent by the messages service. */
   systemBotMessage: event('messages.inbox.v1.system_bot_message', SystemBotMessage),
+  /** Durable: written by subscriptions when a new user joins the default streams. */
+  newUserHistory: event('messages.inbox.v1.new_user_history', NewUserHistory),
 } as const;

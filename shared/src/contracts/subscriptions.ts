@@ -77,6 +77,8 @@ export type StreamAnnouncement = Static<typeof StreamAnnouncement>;
 export const NotificationBotMessage = Type.Object({
   realm_id: Type.Integer(),
   key: Type.String(),
+  /** Which system bot posts it (default the notification bot); the notification bot stands in where the realm has no Welcome Bot. */
+  sender: Type.Optional(Type.Union([Type.Literal('notification-bot'), Type.Literal('welcome-bot')])),
   to: Type.Union([
     Type.Object({ type: Type.Literal('stream'), stream_id: Type.Integer(), topic: Type.String() }),
     Type.Object({ type: Type.Literal('private'), user_id: Type.Integer() }),

@@ -38,6 +38,8 @@ export const RealmRecord = Type.Object({
   /** Realm settings with their `realm_` names stripped, e.g. `waiting_period_threshold`. */
   settings: JsonObject,
   date_created: Type.Integer(),
+  /** The realm's change counter (see Actor.realm_revision); absent from records published before it existed. */
+  revision: Type.Optional(Type.Integer()),
 });
 export type RealmRecord = Static<typeof RealmRecord>;
 

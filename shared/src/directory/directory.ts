@@ -7,6 +7,7 @@
  */
 import type { Bus } from '../bus/index.js';
 import { userGroupEvents, userGroups, type UserGroupRecord } from '../contracts/user-groups.js';
+import type { Actor } from '../contracts/common.js';
 import { users, usersEvents, type RealmRecord, type UserRecord } from '../contracts/users.js';
 import { transaction, type Pool, type Queryable } from '../db/index.js';
 import { badRequest } from '../errors/index.js';
@@ -110,10 +111,32 @@ export class Directory {
     else await run(this.opts.pool);
   }
 
-  /** The realm, loading it with all its users from the users service the first time. */
-  async ensureRealm(realmId: number): Promise<DirectoryRealm> {
+  /**
+   * The realm as the request's actor may expect it: a copy older than the revision the actor
+   * was authenticated at (a PATCH /realm answered before its event got here) is fetched
+   * again from the users service, so a policy change holds from the next request on.
+   */
+  async realmFor(actor: Pick<Actor, 'realm_id' | 'realm_revision'>): Promise<DirectoryRealm> {
+    return this.ensureRealm(actor.realm_id, actor.realm_revision);
+  }
+
+  /** Whether a copy of the realm read elsewhere (e.g. with a service's own query) is as new as the actor's. */
+  static isCurrentFor(realm: Pick<DirectoryRealm, 'revision'>, actor: Pick<Actor, 'realm_revision'>): boolean {
+    return realm.revision >= (actor.realm_revision ?? 0);
+  }
+
+  /**
+   * The realm, loading it with all its users from the users service the first time, and
+   * the realm alone again when the copy is older than `atLeastRevision`.
+   */
+  async ensureRealm(realmId: number, atLeastRevision = 0): Promise<DirectoryRealm> {
     const known = await this.store.findRealm(this.opts.pool, realmId);
-    if (known) return known;
+    if (known && known.revision >= atLeastRevision) return known;
+    if (known) {
+      const { realm: r } = await this.opts.bus.request(users.realm, { realm_id: realmId });
+      await this.write(undefined, [realmId], (tx) => this.store.updateRealm(tx, r).then(() => undefined));
+      return { id: r.realm_id, subdomain: r.subdomain, url: r.url, settings: r.settings, deactivated: r.deactivated, revision: r.revision ?? 0 };
+    }
     const [snap, { groups }] = await Promise.all([
       this.opts.bus.request(users.realmSnapshot, { realm_id: realmId }),
       this.opts.bus.request(userGroups.realmGroups, { realm_id: realmId }),
@@ -127,7 +150,7 @@ export class Directory {
       }),
     );
     const r = snap.realm;
-    return { id: r.realm_id, subdomain: r.subdomain, url: r.url, settings: r.settings, deactivated: r.deactivated };
+    return { id: r.realm_id, subdomain: r.subdomain, url: r.url, settings: r.settings, deactivated: r.deactivated, revision: r.revision ?? 0 };
   }
 
   /**

@@ -71,5 +71,7 @@ export const DIRECTORY_MIGRATIONS: MigrationLibrary = {
   migrations: [
     { version: '0001_realm_user_account', sql: TABLES },
     { version: '0002_user_groups', sql: GROUPS },
+    // The users service's change counter of the realm (RealmRecord.revision); see Directory.realmFor.
+    { version: '0003_realm_revision', sql: 'ALTER TABLE realm ADD COLUMN IF NOT EXISTS revision integer NOT NULL DEFAULT 0;' },
   ],
 };

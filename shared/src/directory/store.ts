@@ -14,6 +14,8 @@ export interface DirectoryRealm {
   /** As published: `realm_` names stripped; read them through policy/realmSettings. */
   settings: Record<string, unknown>;
   deactivated: boolean;
+  /** The users service's change counter of the realm when this copy was written. */
+  revision: number;
 }
 
 export interface DirectoryUser {
@@ -34,14 +36,14 @@ export interface DirectoryUser {
 }
 
 /** Column lists, for a service's own queries that join the directory tables (e.g. messages' send context). */
-export const DIRECTORY_REALM_COLUMNS = 'id, subdomain, url, settings, deactivated';
+export const DIRECTORY_REALM_COLUMNS = 'id, subdomain, url, settings, deactivated, revision';
 export const DIRECTORY_USER_COLUMNS =
   'id, realm_id, email, delivery_email, full_name, role, is_active, is_bot, is_system_bot, bot_owner_id, avatar_source, avatar_version, date_joined';
 
 export interface DirectoryStore {
   findRealm(q: Queryable, realmId: number): Promise<DirectoryRealm | undefined>;
   upsertRealm(q: Queryable, r: RealmRecord): Promise<void>;
-  /** Updates a realm the directory already holds; returns false when it holds none. */
+  /** Updates a realm the directory already holds, unless its copy is newer; returns false when it holds none. */
   updateRealm(q: Queryable, r: RealmRecord): Promise<boolean>;
   upsertUsers(q: Queryable, users: readonly UserRecord[]): Promise<void>;
   usersByIds(q: Queryable, realmId: number, ids: readonly number[]): Promise<DirectoryUser[]>;
@@ -73,21 +75,23 @@ export function directoryStore(schema: string): DirectoryStore {
       const { rows } = await q.query<DirectoryRealm>(`SELECT ${DIRECTORY_REALM_COLUMNS} FROM ${realm} WHERE id = $1`, [realmId]);
       return rows[0];
     },
+    // A record is never written over a newer one (an event redelivered, or overtaken by a
+    // fetch made for a request); records published before revisions existed always apply.
     async upsertRealm(q, r) {
       await q.query(
-        `INSERT INTO ${realm} (${DIRECTORY_REALM_COLUMNS}) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (id) DO UPDATE SET subdomain = EXCLUDED.subdomain, url = EXCLUDED.url, settings = EXCLUDED.settings, deactivated = EXCLUDED.deactivated`,
-        [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings), r.deactivated],
+        `INSERT INTO ${realm} (${DIRECTORY_REALM_COLUMNS}) VALUES ($1, $2, $3, $4, $5, COALESCE($6::integer, 0))
+         ON CONFLICT (id) DO UPDATE SET subdomain = EXCLUDED.subdomain, url = EXCLUDED.url, settings = EXCLUDED.settings, deactivated = EXCLUDED.deactivated,
+           revision = EXCLUDED.revision
+         WHERE $6::integer IS NULL OR ${realm}.revision <= $6::integer`,
+        [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings), r.deactivated, r.revision ?? null],
       );
     },
     async updateRealm(q, r) {
-      const { rowCount } = await q.query(`UPDATE ${realm} SET subdomain = $2, url = $3, settings = $4, deactivated = $5 WHERE id = $1`, [
-        r.realm_id,
-        r.subdomain,
-        r.url,
-        JSON.stringify(r.settings),
-        r.deactivated,
-      ]);
+      const { rowCount } = await q.query(
+        `UPDATE ${realm} SET subdomain = $2, url = $3, settings = $4, deactivated = $5, revision = COALESCE($6::integer, revision)
+         WHERE id = $1 AND ($6::integer IS NULL OR revision <= $6::integer)`,
+        [r.realm_id, r.subdomain, r.url, JSON.stringify(r.settings), r.deactivated, r.revision ?? null],
+      );
       return (rowCount ?? 0) > 0;
     },
     async upsertUsers(q, users) {

@@ -23,6 +23,12 @@ t.test('a new realm has its "general" stream, a default stream everyone joins', 
   const reg = (await sys.client(hamlet).post('/register', { fetch_event_types: ['default_streams', 'stream'] })).body;
   t.match(reg.realm_default_streams, [{ stream_id: general, name: 'general', invite_only: false, is_web_public: false, history_public_to_subscribers: true }]);
   t.match((reg.streams as Json[]).find((s) => s.stream_id === general), { description: /default/, rendered_description: /<p>/ });
+  // Its first posts (Welcome Bot's; this realm has none, with ZC_WELCOME_MESSAGES off, so the notification bot's), once.
+  const firstPosts = async () =>
+    ((await sys.client(hamlet).get('/messages', { anchor: 'oldest', num_before: 0, num_after: 10, narrow: JSON.stringify([{ operator: 'stream', operand: 'general' }]) })).body.messages as Json[]) ?? [];
+  for (let i = 0; i < 60 && (await firstPosts()).length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+  t.match((await firstPosts()).map((m) => [m.sender_full_name, m.subject]), [['Notification Bot', 'greetings'], ['Notification Bot', 'how topics work']], 'general is not empty');
+  t.match((await firstPosts())[0], { content: /<a class="stream"[^>]*>#general<\/a>/ }, 'the stream link rendered');
   const bot = await sys.createUser({ email: 'porter-bot@zulip.test', full_name: 'Porter', is_bot: true });
   const marker = await sys.createUser({ email: 'laertes@zulip.test', full_name: 'Laertes' });
   t.same(await subscriptionsOnceIn(sys.client(marker), 'general'), ['general'], 'a user created later joins it');

@@ -6,11 +6,11 @@
  * goes to everyone who could read it (queries/message-audience.ts), which the events service
  * splits into one event per message for queues without `bulk_message_deletion`.
  */
-import { eventsInbox, messagesEvents, users, type Actor } from '@zc/shared/contracts';
+import { eventsInbox, messagesEvents, type Actor } from '@zc/shared/contracts';
 import { transaction } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
-import { deleteMessageRefusal, isAdminRole, realmSettings, type RealmSettings } from '@zc/shared/policy';
+import { deleteMessageRefusal, realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
 import { messageAudience } from '../queries/message-audience.js';
@@ -19,26 +19,8 @@ import { editStore } from '../store/edit-store.js';
 
 const noPermission = () => badRequest("You don't have permission to delete this message");
 
-/**
- * The realm settings a delete is judged by. Only a non-administrator's delete of their own
- * (or their bot's) message depends on them, and that one asks their owner: the directory
- * copy trails PATCH /realm by an event's trip, and a right just given or taken away must
- * hold from the next request on.
- */
-async function deletePolicyOf(
-  deps: MessagesDeps,
-  deleter: { id: number; role: number },
-  message: { sender_id: number; sender_bot_owner_id: number | null },
-  realmId: number,
-  copy: Record<string, unknown>,
-): Promise<RealmSettings> {
-  const own = message.sender_id === deleter.id || message.sender_bot_owner_id === deleter.id;
-  if (isAdminRole(deleter.role) || !own) return realmSettings(copy);
-  return realmSettings((await deps.bus.request(users.realm, { realm_id: realmId })).realm.settings);
-}
-
 export async function checkDeleteMessage(deps: MessagesDeps, actor: Actor, messageId: number): Promise<void> {
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   const { row } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   const { found } = await deps.directory.resolveUsers(deps.pool, realm.id, [actor.user_id, row.sender_id]);
   const me = found.find((u) => u.id === actor.user_id);
@@ -47,7 +29,9 @@ export async function checkDeleteMessage(deps: MessagesDeps, actor: Actor, messa
   const message = { sender_id: row.sender_id, sender_bot_owner_id: sender?.bot_owner_id ?? null, date_sent: row.date_sent };
   // The role the request carries (the gateway re-reads it after every change), not the copy's.
   const deleter = { id: me.id, role: actor.role, date_joined: me.date_joined };
-  const refusal = deleteMessageRefusal(deleter, message, await deletePolicyOf(deps, deleter, message, realm.id, realm.settings));
+  // realmFor: the copy is as new as the request's realm revision, so a right just given or
+  // taken away by PATCH /realm holds from the next request on.
+  const refusal = deleteMessageRefusal(deleter, message, realmSettings(realm.settings));
   if (refusal === 'not_allowed') throw noPermission();
   if (refusal === 'time_limit') throw badRequest('The time limit for deleting this message has passed');
   // Read before the rows go: who could read it is who hears of the deletion.

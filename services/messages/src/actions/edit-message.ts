@@ -93,7 +93,7 @@ async function accessChangeOfMove(deps: MessagesDeps, realmId: number, movedIds:
 export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter, r: UpdateMessageRequest): Promise<void> {
   const { actor } = r;
   const propagateMode = parsePropagateMode(r.propagate_mode);
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   const { row: target } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const change = checkEditPayload(target, {
     propagate_mode: propagateMode,

@@ -10,10 +10,12 @@ import type { MessagesDeps } from '../deps.js';
 import { checkSendMessage, type SendRequest } from './send-message.js';
 import type { SendWriter } from './send-writer.js';
 
-/** The realm's notification bot (notification-bot@<realm host>), or undefined when the realm has none. */
-export async function findNotificationBot(deps: MessagesDeps, realmId: number) {
+type SystemBotName = 'notification-bot' | 'welcome-bot';
+
+/** One of the realm's system bots (<name>@<realm host>), or undefined when the realm has none. */
+async function findSystemBot(deps: MessagesDeps, realmId: number, name: SystemBotName) {
   const realm = await deps.directory.ensureRealm(realmId);
-  const email = `notification-bot@${new URL(realm.url).hostname}`;
+  const email = `${name}@${new URL(realm.url).hostname}`;
   const found = await deps.bus.request(users.resolve, { realm_id: realmId, user_ids: [], emails: [email] });
   return found.users.find((u) => u.email.toLowerCase() === email || u.delivery_email.toLowerCase() === email);
 }
@@ -44,7 +46,8 @@ export async function sendAsSystemBot(
 }
 
 export async function doPostNotificationBotMessage(deps: MessagesDeps, writer: SendWriter, e: NotificationBotMessage): Promise<void> {
-  const bot = await findNotificationBot(deps, e.realm_id);
+  // Realms made with ZC_WELCOME_MESSAGES off have no Welcome Bot: its posts still go out.
+  const bot = (e.sender === 'welcome-bot' ? await findSystemBot(deps, e.realm_id, 'welcome-bot') : undefined) ?? (await findSystemBot(deps, e.realm_id, 'notification-bot'));
   if (!bot) {
     deps.log.warn({ realm_id: e.realm_id, key: e.key }, 'no notification bot; message skipped');
     return;

@@ -96,7 +96,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
   const { actor } = r;
   if (r.emoji_name === undefined) throw requestVariableMissing('emoji_name');
   const name = r.emoji_name;
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const [realmEmoji, { audience, reactor }] = await Promise.all([realmEmojiOf(deps, actor.realm_id, name, r), audienceAndReactor(deps, actor, row)]);
   const emoji = requestedEmoji(r, name, realmEmoji);
@@ -116,7 +116,7 @@ export async function checkAddReaction(deps: MessagesDeps, r: ReactionRequest): 
 
 export async function checkRemoveReaction(deps: MessagesDeps, r: ReactionRequest): Promise<void> {
   const { actor } = r;
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   const { row } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   let code = r.emoji_code;
   let type = r.reaction_type === undefined ? undefined : (parseReactionType(r.reaction_type) ?? r.reaction_type);

@@ -96,7 +96,7 @@ export async function topicLinker(deps: MessagesDeps, realmId: number): Promise<
  * words; no length check).
  */
 export async function renderPreview(deps: MessagesDeps, actor: { realm_id: number; user_id: number }, content: string): Promise<string> {
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   const [data, translateEmoticons, realmEmoji] = await Promise.all([
     deps.render.forRealm(realm.id),
     translatesEmoticons(deps, realm.id, actor.user_id, content),

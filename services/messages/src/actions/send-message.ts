@@ -2,6 +2,7 @@
  * POST /messages (spec 4.2): check the request against the read models (stream, policies,
  * recipients), render, compute every recipient's flags, and hand the result to the writer.
  */
+import { Directory } from '@zc/shared/directory';
 import { isAdmin, isGuest, isModerator, type Actor } from '@zc/shared/contracts';
 import { AppError, badRequest } from '@zc/shared/errors';
 import { isNewMember, realmSettings } from '@zc/shared/policy';
@@ -180,7 +181,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   const now = new Date();
   const known = await writer.contexts.get(actor.realm_id, actor.user_id, target, { fresh: opts.fresh });
   let readModelVersion = known.version;
-  const realm = known.realm ?? (await deps.directory.ensureRealm(actor.realm_id));
+  const realm = known.realm && Directory.isCurrentFor(known.realm, actor) ? known.realm : await deps.directory.realmFor(actor);
   const senderRow = known.sender ?? (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [actor.user_id])).found[0];
   if (!senderRow) throw badRequest('Invalid sender');
 

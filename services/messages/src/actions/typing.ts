@@ -7,6 +7,7 @@
  * too big for it. A start is remembered so the server sends its stop if the client never does
  * (typing/expiry.ts).
  */
+import { Directory } from '@zc/shared/directory';
 import { randomUUID } from 'node:crypto';
 import { TYPING_TIMING, eventsInbox, isGuest, users, type Actor, type ClientNotify } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
@@ -69,7 +70,7 @@ async function privateNotification(deps: MessagesDeps, actor: Actor, to: number[
 /** The stream notification, after Zulip's access_stream_by_id and access_stream_for_send_message checks. */
 async function streamNotification(deps: MessagesDeps, actor: Actor, streamId: number, topic: string): Promise<{ key: string; notify: (op: string) => ClientNotify } | undefined> {
   const known = await readModelStore.sendContext(deps.pool, actor.realm_id, actor.user_id, { stream_id: streamId });
-  const realm = known.realm ?? (await deps.directory.ensureRealm(actor.realm_id));
+  const realm = known.realm && Directory.isCurrentFor(known.realm, actor) ? known.realm : await deps.directory.realmFor(actor);
   const sender = await senderRow(deps, actor, known.sender);
   let stream = known.stream ?? undefined;
   let subscriberIds = known.subscriber_ids;

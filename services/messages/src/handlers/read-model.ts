@@ -2,6 +2,7 @@
 import type { Bus } from '@zc/shared/bus';
 import { messagesInbox, subscriptionsEvents } from '@zc/shared/contracts';
 import { doAnnounceStream } from '../actions/announce-stream.js';
+import { doAddNewUserHistory } from '../actions/new-user-history.js';
 import { doPostNotificationBotMessage, doPostSystemBotMessage } from '../actions/notification-bot.js';
 import { SUBSCRIPTIONS_READ_MODEL_EVENTS, USERS_READ_MODEL_EVENTS, applySubscriptionsEvent, applyUsersEvent } from '../actions/read-model.js';
 import { applyRealmEmojiChanged, REALM_EMOJI_READ_MODEL_EVENTS } from '../actions/realm-emoji.js';
@@ -21,4 +22,5 @@ export async function startReadModelConsumers(bus: Bus, deps: MessagesDeps, writ
     doPostNotificationBotMessage(deps, writer, payload),
   );
   await bus.consume([messagesInbox.systemBotMessage], { durable: 'messages-system-bot' }, (_subject, payload) => doPostSystemBotMessage(deps, writer, payload));
+  await bus.consume([messagesInbox.newUserHistory], { durable: 'messages-new-user-history' }, (_subject, payload) => doAddNewUserHistory(deps, payload));
 }

@@ -150,7 +150,7 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   const terms = parseNarrow(r.narrow);
   const q = deps.pool;
   // Independent reads go out together, each on its own pool connection.
-  const [realm, plan] = await Promise.all([deps.directory.ensureRealm(r.actor.realm_id), planNarrow(q, viewerOf(r.actor), terms)]);
+  const [realm, plan] = await Promise.all([deps.directory.realmFor(r.actor), planNarrow(q, viewerOf(r.actor), terms)]);
   const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
@@ -242,7 +242,7 @@ export async function canReadAnyMessage(deps: MessagesDeps, actor: Actor, messag
 }
 
 export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: number, applyMarkdown: boolean): Promise<{ message: Record<string, unknown>; raw_content: string }> {
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   const { row, flags } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   const [message] = await renderForViewer(deps.pool, realm.subdomain, actor.realm_id, [{ ...row, viewer_flags: flags ?? FLAG_BITS.read | FLAG_BITS.historical }], [], {
     apply_markdown: applyMarkdown,
@@ -254,7 +254,7 @@ export async function getMessage(deps: MessagesDeps, actor: Actor, messageId: nu
 /** GET /messages/matches_narrow: which of `ids` match, with their highlighted content and topic. */
 export async function matchesNarrow(deps: MessagesDeps, actor: Actor, ids: readonly number[], narrow: unknown): Promise<Record<string, { match_content: string; match_subject: string }>> {
   const terms = parseNarrow(narrow);
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   const plan = await planNarrow(deps.pool, viewerOf(actor), terms);
   const p = new SqlParams();
   // Only these ids' keyword matches are of interest (not every match of the word).

@@ -11,7 +11,7 @@ import { htmlDiff } from '../lib/html-diff.js';
 import { accessMessage, viewerOf } from './get-messages.js';
 
 export async function getMessageHistory(deps: MessagesDeps, actor: Actor, messageId: number): Promise<{ message_history: Record<string, unknown>[] }> {
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   if (!realmSettings(realm.settings).allow_edit_history) throw badRequest('Message edit history is disabled in this organization');
   const { row } = await accessMessage(deps.pool, viewerOf(actor), messageId);
   let content = row.content;

@@ -10,7 +10,7 @@ import { streamAccessFor } from '../actions/read-model.js';
 import { topicStore, type TopicRow } from '../store/topic-store.js';
 
 export async function listStreamTopics(deps: MessagesDeps, actor: Actor, streamId: number): Promise<TopicRow[]> {
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   const { stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, { stream_id: streamId });
   // Zulip's access_stream_by_id: private streams and, for guests, every stream need a subscription.
   if (!stream || stream.is_archived || ((stream.invite_only || isGuest(actor)) && !subscribed)) throw badRequest('Invalid channel ID');

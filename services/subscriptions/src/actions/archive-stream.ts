@@ -16,7 +16,7 @@ import { toApiStream, toStreamRecord } from '../lib/stream-view.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { subscriptionStore } from '../store/subscription-store.js';
 import { defaultStreamObjects } from './default-streams.js';
-import { ensureRealm } from './directory.js';
+import { realmFor } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 import { syncStreamToMessages } from './read-model-sync.js';
 import { streamForAdministration } from './update-stream.js';
@@ -29,7 +29,7 @@ export function archivedStreamName(streamId: number, name: string): string {
 
 export async function checkArchiveStream(deps: SubscriptionsDeps, r: { actor: Actor; stream_id: number }): Promise<Record<string, never>> {
   const { actor } = r;
-  await ensureRealm(deps, actor.realm_id);
+  await realmFor(deps, actor);
   await streamForAdministration(deps.pool, actor, r.stream_id);
   const archived = await transaction(deps.pool, async (tx) => {
     const before = await streamStore.lockById(tx, actor.realm_id, r.stream_id);

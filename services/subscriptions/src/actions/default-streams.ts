@@ -13,7 +13,7 @@ import { invalidStreamId } from '../lib/errors.js';
 import { isoDay, toApiStream } from '../lib/stream-view.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore } from '../store/stream-store.js';
-import { ensureRealm } from './directory.js';
+import { realmFor } from './directory.js';
 import { notifyUsers } from './outbox.js';
 import { streamForAdministration } from './update-stream.js';
 
@@ -25,7 +25,7 @@ interface DefaultStreamRequest {
 /** Zulip's require_realm_admin comes before any look at the stream. */
 async function administeredStream(deps: SubscriptionsDeps, r: DefaultStreamRequest) {
   if (!canAdministerStreams(r.actor)) throw organizationAdministratorRequired();
-  await ensureRealm(deps, r.actor.realm_id);
+  await realmFor(deps, r.actor);
   return streamForAdministration(deps.pool, r.actor, r.stream_id);
 }
 

@@ -3,6 +3,7 @@
  * `subscriptions` schema): the realm as the stream rules see it, and the principals a
  * request names.
  */
+import type { Actor } from '@zc/shared/contracts';
 import type { DirectoryRealm, DirectoryUser } from '@zc/shared/directory';
 import { realmSettings, type RealmSettings } from '@zc/shared/policy';
 import { principalError } from '../lib/errors.js';
@@ -23,6 +24,11 @@ export function toRealm(r: DirectoryRealm): Realm {
 /** The realm from the directory, loading the whole realm from the users service the first time. */
 export async function ensureRealm(deps: SubscriptionsDeps, realmId: number): Promise<Realm> {
   return toRealm(await deps.directory.ensureRealm(realmId));
+}
+
+/** The realm as a request's actor may expect it, its policies as new as the request (Directory.realmFor). */
+export async function realmFor(deps: SubscriptionsDeps, actor: Pick<Actor, 'realm_id' | 'realm_revision'>): Promise<Realm> {
+  return toRealm(await deps.directory.realmFor(actor));
 }
 
 /**

@@ -1,15 +1,16 @@
 /**
  * What the server subscribes on its own, as Zulip does at sign-up: a new realm gets its
  * "general" stream, a default stream and its notifications stream (do_create_realm), and every new human user joins the
- * realm's default streams (process_new_human_user). Both run from the users service's
+ * realm's default streams (process_new_human_user), with their recent history. Both run from the users service's
  * domain events (handlers/consumers.ts), so each must be harmless when an event comes twice.
  */
-import { subscriptionsEvents, usersInbox, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
+import { messagesInbox, subscriptionsEvents, usersInbox, type RealmRecord, type UserRecord } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction } from '@zc/shared/db';
 import { systemGroupId } from '@zc/shared/policy';
 import type { SubscriptionsDeps } from '../deps.js';
 import { streamAudience } from '../lib/audience.js';
 import { streamCreateEvent } from '../lib/client-events.js';
+import { generalWelcomePosts } from '../lib/general-stream-welcome.js';
 import { renderDescription } from '../lib/render-description.js';
 import { newEmailToken } from '../lib/stream-email.js';
 import { toApiStream, toStreamRecord } from '../lib/stream-view.js';
@@ -26,7 +27,7 @@ const GENERAL_DESCRIPTION = 'For everyone in the organization: new members join 
 
 /**
  * Creates the new realm's "general" stream as a public default stream (no creator: the
- * server makes it). A realm that has ever had a stream is left alone, so a redelivered
+ * server makes it), with Welcome Bot's first posts in it. A realm that has ever had a stream is left alone, so a redelivered
  * event does not bring back a "general" renamed or archived since.
  */
 export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: RealmRecord): Promise<void> {
@@ -58,6 +59,15 @@ export async function doCreateRealmStreams(deps: SubscriptionsDeps, realm: Realm
       await notifyDefaultStreams(deps, tx, realm.realm_id);
       // Zulip makes it the realm's notifications stream too; the users service owns that setting.
       await emitDomainEvent(tx, usersInbox.realmNotificationsStream, { realm_id: realm.realm_id, stream_id: created.id });
+      for (const [i, post] of generalWelcomePosts(realm.name).entries()) {
+        await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, {
+          realm_id: realm.realm_id,
+          key: `general-welcome:${created.id}:${i}`,
+          sender: 'welcome-bot',
+          to: { type: 'stream', stream_id: created.id, topic: post.topic },
+          content: post.content,
+        });
+      }
     });
   } catch (e) {
     // Someone made a stream of that name at the same moment: the realm has its streams.
@@ -84,5 +94,7 @@ export async function doSubscribeNewUser(deps: SubscriptionsDeps, user: UserReco
     if (streams.length === 0) return;
     const me = await deps.directory.requireUser(tx, realm.id, user.user_id);
     await doSubscribeToExisting(deps, tx, { realm, actor: user.user_id, streams, users: [me] });
+    // Zulip's add_new_user_history: the messages service gives them the recent history of these streams.
+    await emitDomainEvent(tx, messagesInbox.newUserHistory, { realm_id: realm.id, user_id: user.user_id, stream_ids: streams.map((s) => s.id) });
   });
 }

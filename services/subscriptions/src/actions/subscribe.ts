@@ -27,7 +27,7 @@ import { isoDay, toApiStream, toApiSubscription, toStreamRecord } from '../lib/s
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type NewStream, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type NewSubscription, type Pair, type SubscriptionRow } from '../store/subscription-store.js';
-import { activePrincipals, ensureRealm, type Realm } from './directory.js';
+import { activePrincipals, realmFor, type Realm } from './directory.js';
 import { EventBatch } from './outbox.js';
 
 /** A stream named in the request, normalised. */
@@ -103,7 +103,7 @@ export async function checkAddSubscriptions(deps: SubscriptionsDeps, r: Subscrib
 
 async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): Promise<SubscribeReply> {
   const { actor } = r;
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await realmFor(deps, actor);
   const me = await deps.directory.requireUser(deps.pool, realm.id, actor.user_id);
   // The role the gateway authenticated is the current one; the read model gives the join date.
   const member: PolicySubject = { role: actor.role, date_joined: me.date_joined };

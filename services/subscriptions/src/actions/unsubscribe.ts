@@ -19,7 +19,7 @@ import { normaliseStreamName } from '../lib/stream-rules.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
 import { byUserThenStream, subscriptionStore, type Pair } from '../store/subscription-store.js';
 import { checkSubscriptionRequestSize } from '../lib/request-limits.js';
-import { activePrincipals, ensureRealm } from './directory.js';
+import { activePrincipals, realmFor } from './directory.js';
 import { doArchiveStream } from './archive-stream.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 import { syncStreamToMessages } from './read-model-sync.js';
@@ -50,7 +50,7 @@ type GroupContext = Awaited<ReturnType<SubscriptionsDeps['directory']['groupCont
 export async function checkRemoveSubscriptions(deps: SubscriptionsDeps, r: UnsubscribeInput): Promise<{ removed: string[]; not_removed: string[] }> {
   const { actor } = r;
   checkSubscriptionRequestSize(r.subscriptions.length, r.principals?.length ?? 0);
-  await ensureRealm(deps, actor.realm_id);
+  await realmFor(deps, actor);
   const names = [...new Map(r.subscriptions.map((n) => normaliseStreamName(n)).map((n) => [n.toLowerCase(), n])).values()];
   const found = await streamStore.listByNames(deps.pool, actor.realm_id, names);
   const byName = new Map(found.map((s) => [s.name.toLowerCase(), s]));

@@ -37,7 +37,7 @@ import { isoDay, toApiStream, toStreamRecord } from '../lib/stream-view.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore, type StreamChanges, type StreamRow } from '../store/stream-store.js';
 import { subscriptionStore } from '../store/subscription-store.js';
-import { ensureRealm, type Realm } from './directory.js';
+import { realmFor, type Realm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
 import { syncStreamToMessages } from './read-model-sync.js';
 
@@ -154,7 +154,7 @@ async function plan(deps: SubscriptionsDeps, q: Queryable, realm: Realm, r: Upda
 
 export async function checkUpdateStream(deps: SubscriptionsDeps, r: UpdateStreamRequest): Promise<Record<string, never>> {
   const { actor } = r;
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await realmFor(deps, actor);
   const { stream: seen, subscribed } = await streamForAdministration(deps.pool, actor, r.stream_id);
   // Checked before the transaction too, so a refused request takes no lock.
   const first = await plan(deps, deps.pool, realm, r, seen, subscribed);

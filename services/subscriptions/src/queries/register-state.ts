@@ -7,7 +7,7 @@
 import { withInheritedNotificationSettings, type Actor } from '@zc/shared/contracts';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import type { SubscriptionsDeps } from '../deps.js';
-import { ensureRealm, type Realm } from '../actions/directory.js';
+import { realmFor, type Realm } from '../actions/directory.js';
 import { mutedTopicList } from '../actions/muted-topics.js';
 import { isAdminRole, isGuestRole } from '@zc/shared/policy';
 import { canSeeStream } from '../lib/policy.js';
@@ -30,7 +30,7 @@ export async function getRegisterState(
   fetch: readonly string[],
   options: Options,
 ): Promise<{ snapshot: string; state: Record<string, unknown> }> {
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await realmFor(deps, actor);
   const { snapshot, result } = await readWithSnapshot(deps.pool, (q) => readState(deps, q, realm, actor, fetch, options));
   return { snapshot, state: result };
 }

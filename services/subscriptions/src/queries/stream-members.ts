@@ -7,7 +7,7 @@
 import type { Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
-import { ensureRealm } from '../actions/directory.js';
+import { realmFor } from '../actions/directory.js';
 import { invalidStreamId } from '../lib/errors.js';
 import { canSeeStream } from '../lib/policy.js';
 import { streamStore, type StreamRow } from '../store/stream-store.js';
@@ -22,14 +22,14 @@ async function seeableStream(deps: SubscriptionsDeps, actor: Actor, streamId: nu
 
 /** The stream's active subscribers, by id. */
 export async function listStreamMembers(deps: SubscriptionsDeps, actor: Actor, streamId: number): Promise<number[]> {
-  await ensureRealm(deps, actor.realm_id);
+  await realmFor(deps, actor);
   const stream = await seeableStream(deps, actor, streamId);
   return ((await subscriptionStore.listSubscriberIds(deps.pool, [stream.id])).get(stream.id) ?? []).sort((a, b) => a - b);
 }
 
 /** Whether `userId` is subscribed to the stream; the user is checked first, as Zulip does. */
 export async function getSubscriptionStatus(deps: SubscriptionsDeps, actor: Actor, userId: number, streamId: number): Promise<boolean> {
-  await ensureRealm(deps, actor.realm_id);
+  await realmFor(deps, actor);
   const target = (await deps.directory.resolveUsers(deps.pool, actor.realm_id, [userId])).found[0];
   if (!target) throw badRequest('No such user');
   if (!target.is_active) throw badRequest('User is deactivated');

@@ -4,7 +4,7 @@ import type { Queryable } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import type { SubscriptionsDeps } from '../deps.js';
 import { isAdminRole, isGuestRole } from '@zc/shared/policy';
-import { ensureRealm } from '../actions/directory.js';
+import { realmFor } from '../actions/directory.js';
 import { invalidStreamId, invalidStreamName } from '../lib/errors.js';
 import { canAccessStream, canSeeStream } from '../lib/policy.js';
 import { isoDay, toApiStream } from '../lib/stream-view.js';
@@ -55,7 +55,7 @@ export async function selectStreams(deps: SubscriptionsDeps, q: Queryable, actor
 
 export async function listStreams(deps: SubscriptionsDeps, actor: Actor, f: StreamFilter): Promise<Array<Record<string, unknown>>> {
   if (f.include_all_active && !isAdminRole(actor.role)) throw badRequest('User not authorized for this query');
-  await ensureRealm(deps, actor.realm_id);
+  await realmFor(deps, actor);
   const streams = await selectStreams(deps, deps.pool, actor, f);
   const out = await presentStreams(deps.pool, streams);
   if (f.include_default) {

@@ -3,7 +3,7 @@ import type { ReplyOf } from '@zc/shared/bus';
 import type { Actor, subscriptionsRpc } from '@zc/shared/contracts';
 import type { Queryable } from '@zc/shared/db';
 import type { SubscriptionsDeps } from '../deps.js';
-import { ensureRealm } from '../actions/directory.js';
+import { realmFor } from '../actions/directory.js';
 import { isoDay, toApiSubscription, toStreamRecord } from '../lib/stream-view.js';
 import { streamStatsStore } from '../store/stream-stats-store.js';
 import { streamStore } from '../store/stream-store.js';
@@ -37,7 +37,7 @@ export async function readSubscriptions(
 
 /** GET /users/me/subscriptions. */
 export async function listSubscriptions(deps: SubscriptionsDeps, actor: Actor, includeSubscribers: boolean): Promise<Array<Record<string, unknown>>> {
-  const realm = await ensureRealm(deps, actor.realm_id);
+  const realm = await realmFor(deps, actor);
   return readSubscriptions(deps.pool, actor, { active: true, includeSubscribers, emailHost: realm.host });
 }
 

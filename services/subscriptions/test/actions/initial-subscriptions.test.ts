@@ -26,8 +26,19 @@ t.test('a new realm gets "general", once', async (t) => {
   t.match(general, { name: 'general', invite_only: false, is_web_public: false, history_public_to_subscribers: true, creator_id: null });
   t.same(await streamStore.listDefaultStreamIds(db.pool, REALM_ID), [general?.id], 'a default stream');
   const written = await db.outbox();
-  t.same(eventTypes(written), ['subscriptions.evt.v1.stream.created', 'stream/create', 'default_streams/', 'users.inbox.v1.realm_notifications_stream']);
+  t.same(eventTypes(written), [
+    'subscriptions.evt.v1.stream.created',
+    'stream/create',
+    'default_streams/',
+    'users.inbox.v1.realm_notifications_stream',
+    'subscriptions.evt.v1.notification_bot.message',
+    'subscriptions.evt.v1.notification_bot.message',
+  ]);
   t.same(written[3]?.payload, { realm_id: REALM_ID, stream_id: general?.id }, 'the users service makes it the notifications stream');
+  t.match(written.slice(4).map((r) => r.payload), [
+    { realm_id: REALM_ID, sender: 'welcome-bot', key: `general-welcome:${general?.id}:0`, to: { type: 'stream', stream_id: general?.id, topic: 'greetings' } },
+    { realm_id: REALM_ID, sender: 'welcome-bot', key: `general-welcome:${general?.id}:1`, to: { type: 'stream', stream_id: general?.id, topic: 'how topics work' } },
+  ], "Welcome Bot's first posts in it, each with a key of its own");
 
   // Renamed since, then the event comes again: no second "general".
   await streamStore.update(db.pool, REALM_ID, general?.id as number, { name: 'Great hall' });
@@ -49,9 +60,10 @@ t.test('a new user joins the default streams, once', async (t) => {
   await doSubscribeNewUser(db.deps, laertes);
   t.same((await subscriptionStore.listRows(db.pool, [laertes.user_id], [general])).map((r) => r.active), [true]);
   const rows = await db.outbox();
-  t.same(eventTypes(rows), ['subscriptions.evt.v1.subscribers.added', 'subscription/add', 'subscription/peer_add']);
+  t.same(eventTypes(rows), ['subscriptions.evt.v1.subscribers.added', 'subscription/add', 'subscription/peer_add', 'messages.inbox.v1.new_user_history']);
   t.same(rows[1]?.payload.users, [laertes.user_id]);
   t.same(rows[2]?.payload.users, [1, 2, 3, 4, 11], "peer_add to the realm's other non-guests, who see a public stream's subscribers");
+  t.same(rows[3]?.payload, { realm_id: REALM_ID, user_id: laertes.user_id, stream_ids: [general] }, "the messages service gives them the streams' recent history");
 
   await db.clearOutbox();
   await doSubscribeNewUser(db.deps, laertes);

@@ -28,7 +28,7 @@ export const maxEmojiBytes = (deps: UploadsDeps) => deps.settings.maxEmojiFileSi
 
 /** Zulip's can_add_custom_emoji: the realm's add_custom_emoji_policy at our feature level. */
 async function assertMayAdd(deps: UploadsDeps, actor: Actor): Promise<void> {
-  const realm = await deps.directory.ensureRealm(actor.realm_id);
+  const realm = await deps.directory.realmFor(actor);
   const me = await deps.directory.requireUser(deps.pool, actor.realm_id, actor.user_id);
   const s = realmSettings(realm.settings);
   // The role the gateway authenticated is the current one; the directory gives the join date (full members).
@@ -63,7 +63,7 @@ async function notifyRealmEmoji(deps: UploadsDeps, tx: Queryable, realmId: numbe
 /** Resizes and stores an uploaded emoji image (already read whole, within the size limit) and records it. */
 export async function doAddRealmEmoji(deps: UploadsDeps, author: { realm_id: number; user_id: number }, name: string, data: Buffer): Promise<RealmEmojiRow> {
   const made = await resizeEmoji(data, { maxPixels: deps.settings.imageMaxPixels, timeoutSeconds: deps.settings.imageTimeoutSeconds });
-  await deps.directory.ensureRealm(author.realm_id);
+  await deps.directory.realmFor(author);
   const id = await deps.emojiStore.reserveId(deps.pool);
   const files = emojiFiles(author.realm_id, id, made.ext);
   const stored: string[] = [];
@@ -97,7 +97,7 @@ export async function doAddRealmEmoji(deps: UploadsDeps, author: { realm_id: num
 
 /** DELETE /realm/emoji/{name}: administrators, or the emoji's author. Files stay: old messages still show the emoji. */
 export async function checkDeactivateRealmEmoji(deps: UploadsDeps, actor: Actor, name: string): Promise<void> {
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   await transaction(deps.pool, async (tx) => {
     await deps.emojiStore.lockRealm(tx, actor.realm_id);
     const emoji = await deps.emojiStore.findActiveByName(tx, actor.realm_id, name);

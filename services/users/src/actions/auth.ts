@@ -47,6 +47,7 @@ export async function authenticate(
     email: displayEmail(user, realm, realmHostOf(deps, realm)),
     full_name: user.full_name,
     is_bot: user.is_bot,
+    realm_revision: realm.revision,
   };
   return { actor, realm, tokens };
 }

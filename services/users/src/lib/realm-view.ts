@@ -12,5 +12,6 @@ export function toRealmRecord(r: RealmRow, url: string): RealmRecord {
     url,
     settings: { ...realmSettings(r.settings), email_address_visibility: r.email_address_visibility },
     date_created: Math.floor(r.date_created.getTime() / 1000),
+    revision: r.revision,
   };
 }

@@ -11,6 +11,8 @@ export interface RealmRow {
   date_created: Date;
   /** The clock of role:fullmembers: members are announced as passing the waiting period up to it (actions/full-members.ts). */
   full_members_swept_at: Date;
+  /** Bumped by every change to what the realm record carries (migrations/0008). */
+  revision: number;
 }
 
 export interface NewRealm {
@@ -20,7 +22,7 @@ export interface NewRealm {
   settings?: Record<string, unknown>;
 }
 
-const COLS = 'id, subdomain, name, description, deactivated, email_address_visibility, settings, date_created, full_members_swept_at';
+const COLS = 'id, subdomain, name, description, deactivated, email_address_visibility, settings, date_created, full_members_swept_at, revision';
 
 export const realmStore = {
   async insert(q: Queryable, r: NewRealm): Promise<RealmRow> {
@@ -42,13 +44,13 @@ export const realmStore = {
   /** Sets the name, description and merges `settings` into the stored settings; returns the new row. */
   async update(q: Queryable, id: number, c: { name: string; description: string; settings: Record<string, unknown> }): Promise<RealmRow> {
     const { rows } = await q.query<RealmRow>(
-      `UPDATE users.realm SET name = $2, description = $3, settings = settings || $4::jsonb WHERE id = $1 RETURNING ${COLS}`,
+      `UPDATE users.realm SET name = $2, description = $3, settings = settings || $4::jsonb, revision = revision + 1 WHERE id = $1 RETURNING ${COLS}`,
       [id, c.name, c.description, JSON.stringify(c.settings)],
     );
     return rows[0] as RealmRow;
   },
   async setDeactivated(q: Queryable, id: number, deactivated: boolean): Promise<RealmRow> {
-    const { rows } = await q.query<RealmRow>(`UPDATE users.realm SET deactivated = $2 WHERE id = $1 RETURNING ${COLS}`, [id, deactivated]);
+    const { rows } = await q.query<RealmRow>(`UPDATE users.realm SET deactivated = $2, revision = revision + 1 WHERE id = $1 RETURNING ${COLS}`, [id, deactivated]);
     return rows[0] as RealmRow;
   },
   async findById(q: Queryable, id: number): Promise<RealmRow | undefined> {

@@ -15,6 +15,7 @@ const realm = (email_address_visibility = EMAIL_VISIBILITY_EVERYONE): RealmRow =
   settings: {},
   date_created: new Date('2024-01-01T00:00:00Z'),
   full_members_swept_at: new Date('2024-01-01T00:00:00Z'),
+  revision: 0,
 });
 const ADMINS_ONLY = 3;
 
