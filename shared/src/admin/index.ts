@@ -72,8 +72,29 @@ export async function exportRealm(q: Queryable, subdomain: string, files?: Archi
         if (body) out.files[key] = { content_type: `image/${format.split('.').pop()}`, base64: body.toString('base64') };
       }
     }
+    // Custom emoji images, deactivated ones too (old messages still show them): the resized
+    // image, the upload as it came, and an animated one's still frame, at the keys the uploads
+    // service gives them (services/uploads/src/lib/emoji-names.ts emojiFiles).
+    for (const e of (out.tables['uploads.realm_emoji'] ?? []) as Array<{ id: number; file_name: string; is_animated: boolean }>) {
+      const dir = `avatars/${realm.id}/emoji/images`;
+      const keys: Array<[string, string]> = [
+        [`${dir}/${e.file_name}`, imageType(e.file_name)],
+        [`${dir}/${e.file_name}.original`, 'application/octet-stream'],
+      ];
+      if (e.is_animated) keys.push([`${dir}/still/${e.id}.png`, 'image/png']);
+      for (const [key, contentType] of keys) {
+        const body = await files.read(key);
+        if (body) out.files[key] = { content_type: contentType, base64: body.toString('base64') };
+      }
+    }
   }
   return out;
+}
+
+/** An image's content type from its file name's extension. */
+function imageType(fileName: string): string {
+  const ext = fileName.split('.').pop()?.toLowerCase() ?? '';
+  return ({ png: 'image/png', gif: 'image/gif', webp: 'image/webp', jpg: 'image/jpeg', jpeg: 'image/jpeg' } as Record<string, string>)[ext] ?? 'application/octet-stream';
 }
 
 /**

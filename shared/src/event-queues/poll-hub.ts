@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/index.js';
-import { eventsBroadcast } from '../contracts/index.js';
+import { eventsBroadcast, type WakeAppended } from '../contracts/index.js';
 import { AppError, badRequest } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import type { PollOptions, PollResult, PollStore } from './poll-store.js';
@@ -77,6 +77,8 @@ interface Parked {
   lastEventId: number;
   /** Set once Redis has counted this poll; 0 until then. */
   generation: number;
+  /** The registry epoch of the queue, once parked. */
+  epoch?: string;
   timer?: NodeJS.Timeout;
   reading: boolean;
   wokenWhileReading: boolean;
@@ -104,7 +106,7 @@ export class PollHub {
       if (b.wake) {
         for (const id of b.wake) {
           const p = this.parked.get(id);
-          if (p) this.check(p);
+          if (p && !(b.appended && this.answerFromWake(p, b.appended))) this.check(p);
         }
       }
       if (b.supplant) {
@@ -208,6 +210,7 @@ export class PollHub {
           return;
         }
         p.generation = res.generation;
+        p.epoch = res.epoch;
         // Ended while Redis parked it (supplanted here, client gone, stopping): undo the park.
         if (p.done) return this.release(p);
         // A poll parked on another gateway is ended there; ours were ended above.
@@ -227,6 +230,36 @@ export class PollHub {
     } catch (e) {
       this.fail(p, e);
     }
+  }
+
+  /**
+   * Ends a parked poll with the events its wake carries, saving the re-read (a round trip to
+   * Redis, on the way of every delivery to a waiting client). Only when that read could not
+   * have answered otherwise: Redis has counted the park (nothing after lastEventId was in the
+   * queue then), no read is under way, the queue belongs to the current epoch, and its first
+   * new event is the very next id (after a lost wake there would be a gap: the queue is read).
+   * The park is then released as the read would have done (the client connected now, the
+   * queue is no longer parked on): queued before any later poll of this client here, and
+   * harmless after one elsewhere (RELEASE only lengthens lifetimes, and clears the parker
+   * only of its own generation).
+   */
+  private answerFromWake(p: Parked, appended: WakeAppended): boolean {
+    const mine = appended.queues[p.queueId];
+    if (!mine || p.done || p.reading || p.generation === 0 || p.epoch === undefined || !this.o.store.isKnownCurrentEpoch(p.epoch)) return false;
+    const first = mine[0] as number;
+    if (first !== p.lastEventId + 1) return false;
+    const out: string[] = [];
+    let bytes = 0;
+    for (let k = 1; k < mine.length && out.length < MAX_EVENTS_PER_REPLY; k++) {
+      const json = appended.json[mine[k] as number];
+      if (json === undefined) return false;
+      bytes += json.length;
+      if (out.length > 0 && bytes > MAX_REPLY_BYTES) break;
+      out.push(withId(first + k - 1, json));
+    }
+    this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId });
+    this.release(p);
+    return true;
   }
 
   /** Re-reads a parked poll's queue; ends the poll if there is anything (reads never overlap). */

@@ -21,7 +21,7 @@ import { archiveFiles, uploadsService } from '@zc/uploads';
 import { usersService } from '@zc/users';
 import { ApiClient } from '../client.js';
 import { startSystem } from '../harness.js';
-import { png } from './realm-emoji-support.js';
+import { animatedGif, imageFile, png, postEmoji } from './realm-emoji-support.js';
 import { upload } from './uploads-support.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -52,6 +52,11 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   }
   t.equal(ids.length, 2, 'two messages sent');
   t.equal((await hamlet.call('POST', `/messages/${ids[0]}/reactions`, { emoji_name: 'octopus' })).status, 200);
+  t.equal((await postEmoji(sys, sys.people.hamlet, 'yorick', [imageFile(await png(40, 40))])).status, 200, 'a custom emoji');
+  t.equal((await postEmoji(sys, sys.people.hamlet, 'yorick_jig', [imageFile(await animatedGif(40, 40), 'dancing.gif')])).status, 200, 'an animated one');
+  const emoji = (await hamlet.call<{ emoji: Record<string, { name: string; source_url: string; still_url: string | null }> }>('GET', '/realm/emoji')).body.emoji;
+  const emojiUrls = Object.values(emoji).flatMap((e) => [e.source_url, ...(e.still_url ? [e.still_url] : [])]);
+  t.equal(emojiUrls.length, 3, 'two images and a still frame');
   await sys.flushOutboxes();
   await sleep(300);
   const before = await hamlet.call<{ messages: Array<Record<string, unknown>> }>('GET', '/messages', { anchor: 'newest', num_before: 10, num_after: 0, narrow: JSON.stringify([{ operator: 'stream', operand: 'archive' }]) });
@@ -62,7 +67,13 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   const archive = JSON.parse(JSON.stringify(await exportRealm(pool1, '', files1))) as Awaited<ReturnType<typeof exportRealm>>;
   t.equal(archive.realm.id, sys.realmId);
   t.ok((archive.tables['messages.message'] ?? []).length >= 2, 'messages exported');
-  t.same(Object.keys(archive.files).sort(), [uri.slice('/user_uploads/'.length), imagePathId, `thumbnail/${imagePathId}/840x560.webp`].sort(), 'the uploaded files and the thumbnail travel with it');
+  const emojiKeys = Object.keys(archive.files).filter((k) => k.startsWith(`avatars/${sys.realmId}/emoji/`));
+  t.same(
+    Object.keys(archive.files).filter((k) => !emojiKeys.includes(k)).sort(),
+    [uri.slice('/user_uploads/'.length), imagePathId, `thumbnail/${imagePathId}/840x560.webp`].sort(),
+    'the uploaded files and the thumbnail travel with it',
+  );
+  t.equal(emojiKeys.length, 5, 'and the custom emoji: two images, their originals and the still frame');
   await t.rejects(exportRealm(pool1, 'nope'), /no realm with subdomain 'nope'/, 'an unknown realm is named');
   await t.rejects(importRealm(pool1, archive), /already exists here/, 'importing over the same realm is refused');
 
@@ -74,7 +85,7 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   const defs: ServiceDefinition[] = [usersService, subscriptionsService, messagesService, draftsService, uploadsService({ storage: { kind: 'local', dir: dir2 }, sweepIntervalSeconds: 0 })];
   for (const d of defs) if (d.migrationsDir) await runMigrations(pool2, d.name, d.migrationsDir, d.migrationLibraries);
   const imported = await importRealm(pool2, archive, archiveFiles({ kind: 'local', dir: dir2 }));
-  t.match(imported, { realm_id: sys.realmId, files: 3 });
+  t.match(imported, { realm_id: sys.realmId, files: 8 });
   t.ok(imported.rows > 20, `${imported.rows} rows written`);
 
   const gw = gatewayService({ port: 0, host: '127.0.0.1', rateLimitPerMinute: 0, rateLimitPerIpPerMinute: 0, authFailuresPerIpPerMinute: 0 });
@@ -100,6 +111,12 @@ t.test('export, import into a fresh database, and the realm answers the same', a
   t.equal(await file.text(), 'kept across servers', 'the file is served from the new storage');
   const thumbnail = await fetch(`${base}/user_uploads/thumbnail/${imagePathId}/840x560.webp`, { headers: auth });
   t.equal(thumbnail.status, 200, 'the preview\'s thumbnail too');
+  for (const url of emojiUrls) {
+    const before = await fetch(`${sys.baseUrl}${url}`);
+    const moved = await fetch(`${base}${url}`);
+    t.equal(moved.status, 200, `${url} served by the new server`);
+    t.same(Buffer.from(await moved.arrayBuffer()), Buffer.from(await before.arrayBuffer()), `${url}: the same image`);
+  }
   // New rows get ids after the imported ones.
   const sent = await hamlet2.call<{ id: number }>('POST', '/messages', { type: 'stream', to: 'archive', topic: 'backup', content: 'after the move' });
   t.equal(sent.status, 200, JSON.stringify(sent.body));

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { eventJson } from '@zc/shared/bus';
-import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
+import { ClientNotify, eventsInbox, type WakeAppended } from '@zc/shared/contracts';
 import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
@@ -35,6 +35,11 @@ const durableOf = (term: number) => `${DURABLE_PREFIX}_${term}`;
 /** Inbox events applied together: one script call per touched queue per batch. */
 const MAX_BATCH = 500;
 const FILTER_CACHE_SIZE = 200_000;
+/**
+ * Event JSON a wake carries at most (see wakeAppended): every gateway parses every wake, and
+ * a poll answered from it saves only one Redis read, so large batches are read as before.
+ */
+const WAKE_APPENDED_MAX_CHARS = 64 * 1024;
 /** Users and realms whose index the appender keeps a copy of at most (then it starts over). */
 const INDEX_CACHE_SIZE = 200_000;
 
@@ -64,6 +69,39 @@ const ELECT_EVERY_MS = 1_000;
  * restart point of a successor, and the inbox acknowledgement, wait.
  */
 const CURSOR_LINGER_MS = 50;
+
+/**
+ * The events a wake carries (EventsBroadcast `appended`): for each queue that took every event
+ * routed to it (none skipped as already applied or already in its /register state, so its new
+ * ids are the `count` just up to its newest), the first id and its events, each distinct
+ * event's JSON once. Undefined when no queue qualifies within WAKE_APPENDED_MAX_CHARS.
+ */
+export function wakeAppended(
+  perQueue: ReadonlyMap<string, readonly QueuedEvent[]>,
+  appended: ReadonlyMap<string, number>,
+  newestIds: ReadonlyMap<string, number>,
+): WakeAppended | undefined {
+  const json: string[] = [];
+  const indexOf = new Map<QueuedEvent, number>();
+  const queues: Record<string, number[]> = {};
+  let chars = 0;
+  let any = false;
+  for (const [queueId, list] of perQueue) {
+    const newest = newestIds.get(queueId);
+    if (newest === undefined || list.length === 0 || appended.get(queueId) !== list.length) continue;
+    const fresh = list.filter((e) => !indexOf.has(e));
+    const more = fresh.reduce((n, e) => n + e.json.length, 0);
+    if (chars + more > WAKE_APPENDED_MAX_CHARS) continue;
+    chars += more;
+    for (const e of fresh) {
+      indexOf.set(e, json.length);
+      json.push(e.json);
+    }
+    queues[queueId] = [newest - list.length + 1, ...list.map((e) => indexOf.get(e) as number)];
+    any = true;
+  }
+  return any ? { json, queues } : undefined;
+}
 
 export class Appender {
   private readonly token = randomUUID();
@@ -335,7 +373,7 @@ export class Appender {
         }
       }
     }
-    this.hub.broadcastWake(wake);
+    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined);
     for (const n of notes) if (isRealmDeactivation(n.notify)) this.dropQueuesSoon(n.notify);
     if (this.onDelivered) {
       const now = Date.now();
