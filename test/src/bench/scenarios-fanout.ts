@@ -6,7 +6,8 @@
  *
  * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
  *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
- * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`); messages/s
+ * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`), after
+ *   `--opt warmup=500` untimed sends (see DEFAULT_BURST_WARM_UP); messages/s
  *   and deliveries/s until the last delivery (budget: at least the peer's, same run).
  * - `fanout-10k`: a stream of `--opt members=10000` of whom `--opt queues=1000` long-poll;
  *   `--opt messages=5` sends one after another. Send acknowledgement latency (budget 100 ms)
@@ -41,15 +42,18 @@ interface LiveStream {
   sender: BenchAccount;
   /** Live queues (one per member other than the sender, up to the number asked for). */
   queues: number;
-  /** Sends message number `i` (content `fo<i>`); resolves with the HTTP status and body. */
-  send(i: number): Promise<{ status: number; body: string }>;
-  /** Deliveries seen so far, and each message's arrival times (ms, performance.now()). */
+  /** Sends message number `i` (content `fo<i>`, or `wu<i>` for a warm-up send); resolves with the HTTP status and body. */
+  send(i: number, o?: { warmUp?: boolean }): Promise<{ status: number; body: string }>;
+  /** Deliveries seen so far (warm-up sends not counted), and each message's arrival times (ms, performance.now()). */
   delivered(): number;
+  /** Deliveries of warm-up sends seen so far. */
+  warmUpDelivered(): number;
   arrivals: Map<number, number[]>;
   close(): Promise<void>;
 }
 
 const CONTENT_PREFIX = 'fo';
+const WARM_UP_PREFIX = 'wu';
 
 /** Where the stream lives: the bench realm (its admin subscribes people) or a seeded realm reached by its host name. */
 interface StreamRealm {
@@ -109,6 +113,7 @@ async function openLiveStream(
 
   const arrivals = new Map<number, number[]>();
   let delivered = 0;
+  let warmUpDelivered = 0;
   let polling = true;
   const loops = receivers.map(async (m, i) => {
     const q = queues[i] as { queueId: string; lastEventId: number };
@@ -121,6 +126,7 @@ async function openLiveStream(
         for (const e of body.events ?? []) {
           q.lastEventId = Math.max(q.lastEventId, e.id);
           const content = e.message?.content ?? '';
+          if (e.type === 'message' && content.startsWith(WARM_UP_PREFIX)) warmUpDelivered++;
           if (e.type !== 'message' || !content.startsWith(CONTENT_PREFIX)) continue;
           const n = Number(content.slice(CONTENT_PREFIX.length));
           const list = arrivals.get(n) ?? [];
@@ -142,11 +148,13 @@ async function openLiveStream(
     stream,
     sender,
     queues: queues.length,
-    async send(i) {
-      const r = await senderPool.request({ method: 'POST', path: '/api/v1/messages', headers, body: form({ type: 'stream', to: stream, topic: 'fanout', content: `${CONTENT_PREFIX}${i}` }) });
+    async send(i, so) {
+      const content = `${so?.warmUp ? WARM_UP_PREFIX : CONTENT_PREFIX}${i}`;
+      const r = await senderPool.request({ method: 'POST', path: '/api/v1/messages', headers, body: form({ type: 'stream', to: stream, topic: 'fanout', content }) });
       return { status: r.statusCode, body: await r.body.text() };
     },
     delivered: () => delivered,
+    warmUpDelivered: () => warmUpDelivered,
     arrivals,
     async close() {
       polling = false;
@@ -352,12 +360,41 @@ function deliveryLatencies(live: LiveStream, startedAt: Map<number, number>): { 
   return { hist: hist.summary(), lastArrival };
 }
 
+/**
+ * A burst of 2,000 into processes just started measured their JIT compiler as much as their
+ * work: on-CPU profiles (perf) of the messages and events services showed a third of their CPU
+ * in TurboFan compiling on worker threads all through the burst, and most of the rest in
+ * baseline code, which a server that has been up for a minute no longer runs. The peer's code
+ * is compiled when it loads. So the burst is preceded by this many sends of its own shape
+ * (`--opt warmup=N`, 0 for none), neither timed nor counted in CPU or deliveries.
+ */
+const DEFAULT_BURST_WARM_UP = 500;
+
+/** Sends `n` warm-up messages as the burst does and waits until their deliveries stop coming. */
+async function warmUpSends(ctx: BenchContext, live: LiveStream, n: number): Promise<void> {
+  const sends: Array<Promise<unknown>> = [];
+  for (let i = 0; i < n; i++) sends.push(live.send(i, { warmUp: true }).catch(() => undefined));
+  await Promise.all(sends);
+  let seen = live.warmUpDelivered();
+  let progressAt = Date.now();
+  while (live.warmUpDelivered() < n * live.queues && Date.now() - progressAt < 5_000) {
+    await sleep(50);
+    if (live.warmUpDelivered() !== seen) {
+      seen = live.warmUpDelivered();
+      progressAt = Date.now();
+    }
+  }
+  ctx.log(`warm-up: ${n} sends, ${live.warmUpDelivered()}/${n * live.queues} deliveries`);
+}
+
 async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise<ScenarioResult> {
   const members = opt(ctx, 'members', 50);
   const rate = opt(ctx, 'rate', 100);
   const n = mode === 'paced' ? Math.round(rate * opt(ctx, 'seconds', 10)) : opt(ctx, 'messages', 2000);
   const accounts = await createAccounts(ctx.sys, members, `fan${mode}`);
   const live = await openLiveStream(ctx.sys, { members: accounts, queues: members - 1, senderConnections: opt(ctx, 'connections', 16), log: ctx.log });
+  const warmUp = opt(ctx, 'warmup', mode === 'burst' ? DEFAULT_BURST_WARM_UP : 0);
+  if (warmUp > 0) await warmUpSends(ctx, live, warmUp);
   let accepted = 0;
   const startedAt = new Map<number, number>();
   const failures: Record<string, number> = {};
@@ -394,7 +431,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
-  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}`;
+  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warmUp > 0 ? ` (after ${warmUp} warm-up sends)` : ''}`;
   const headlines: Headline[] = [
     ...(mode === 'paced'
       ? [
@@ -417,6 +454,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       mode,
       members,
       messages: n,
+      warm_up_sends: warmUp,
       rate: mode === 'paced' ? rate : 'max',
       delivered,
       expected,

@@ -120,6 +120,10 @@ export class Appender {
    * the generation moved, and at the start of each consumer session.
    */
   private indexes?: QueueIndexes;
+  /** Filter classes (see queueClass): by settings object, and by signature. */
+  private readonly classOfSettings = new WeakMap<QueueSettings, number>();
+  private readonly classIds = new Map<string, number>();
+  private nextClassId = 0;
 
   constructor(
     private readonly deps: EventsDeps,
@@ -446,23 +450,22 @@ export class Appender {
     for (const note of notes) {
       const { notify } = note;
       const given = new Set<string>();
-      // Queues with equal settings and flags get byte-equal events: each variant is serialised
-      // once, and its QueuedEvent objects are shared, so the append sends them once (APPEND).
-      const variants = new Map<string, QueuedEvent[]>();
+      // Whether a queue takes this event, and the events it then gets, depend only on its
+      // filter class (queueClass), the recipient's flags and whether it is the sending queue:
+      // decided once per class and flags, and each variant serialised once, its QueuedEvent
+      // objects shared so that the append sends them once (APPEND). null: not accepted.
+      const variants = new Map<string, QueuedEvent[] | null>();
       const give = (queueId: string, s: QueueSettings, flags: readonly string[] | undefined) => {
-        if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
-        given.add(queueId);
+        if (given.has(queueId)) return;
         const isSenderQueue = notify.sender_queue_id === queueId;
-        const nullSettings = s.capabilities.notification_settings_null === true;
-        const bulk = s.capabilities.bulk_message_deletion === true;
-        const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${bulk}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
-        let events = variants.get(key);
+        const key = isSenderQueue ? undefined : `${this.queueClass(s)}|${flags?.join(',') ?? '-'}`;
+        let events = key === undefined ? undefined : variants.get(key);
         if (events === undefined) {
-          const event = finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags);
-          // Events split from one inbox entry share its seq: the append script applies them together.
-          events = splitForQueue(event, bulk).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
-          if (!isSenderQueue) variants.set(key, events);
+          events = queueAccepts(s, notify.event, flags ?? []) ? this.eventsFor(note, queueId, s, flags) : null;
+          if (key !== undefined) variants.set(key, events);
         }
+        if (events === null) return;
+        given.add(queueId);
         let list = perQueue.get(queueId);
         if (!list) perQueue.set(queueId, (list = []));
         for (const e of events) list.push(e);
@@ -485,6 +488,32 @@ export class Appender {
     }
     await Promise.all([...dead].map(([queueId, owner]) => store.removeFromIndexes(queueId, owner)));
     return { perQueue, generation: indexes.generation, cached };
+  }
+
+  /** A note's events as queue `queueId` stores them (events split from one inbox entry share its seq). */
+  private eventsFor(note: Note, queueId: string, s: QueueSettings, flags: readonly string[] | undefined): QueuedEvent[] {
+    const view = { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: s.capabilities.notification_settings_null === true };
+    const event = finaliseForQueue(note.notify, view, flags);
+    return splitForQueue(event, s.capabilities.bulk_message_deletion === true).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
+  }
+
+  /**
+   * A small number naming everything of a queue's settings that decides which events it takes
+   * and their form (event_types, narrow, apply_markdown, client_gravatar, capabilities): queues
+   * of one class get byte-equal events. Worked out once per settings object (they are cached).
+   */
+  private queueClass(s: QueueSettings): number {
+    let id = this.classOfSettings.get(s);
+    if (id === undefined) {
+      const signature = JSON.stringify([s.eventTypes, s.narrow, s.applyMarkdown, s.clientGravatar, s.capabilities]);
+      id = this.classIds.get(signature);
+      if (id === undefined) {
+        if (this.classIds.size >= FILTER_CACHE_SIZE) this.classIds.clear();
+        this.classIds.set(signature, (id = this.nextClassId++));
+      }
+      this.classOfSettings.set(s, id);
+    }
+    return id;
   }
 
   private async settingsOf(queueIds: readonly string[]): Promise<Map<string, QueueSettings>> {
