@@ -273,12 +273,14 @@ export function startOutboxRelay(opts: {
 
   async function relayBatch(l: Leader, flushAll = false): Promise<number> {
     const readAt = performance.now();
-    const { rows } = await l.client.query<OutboxRow>(
-      `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
+    // Named: the leader's session parses and plans its pass statement once, not on every pass.
+    const { rows } = await l.client.query<OutboxRow>({
+      name: `outbox-relay-pass-${schema}`,
+      text: `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
        SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
        WHERE NOT (id = ANY($1::bigint[])) AND NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
-      [sqlArray(published), sqlArray(held.map((r) => r.id))],
-    );
+      values: [sqlArray(published), sqlArray(held.map((r) => r.id))],
+    });
     published = [];
     const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(performance.timeOrigin + performance.now()) } : {};
     const order = publishingOrder(rows, flushAll);
