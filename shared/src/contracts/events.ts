@@ -115,6 +115,8 @@ export type WakeAppended = Static<typeof WakeAppended>;
 export const EventsBroadcast = Type.Object({
   wake: Type.Optional(Type.Array(Type.String())),
   appended: Type.Optional(WakeAppended),
+  /** With ZC_DELIVERY_TRACE: when the wake was sent (wall-clock ms, fractional). */
+  sent_at: Type.Optional(Type.Number()),
   supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;

@@ -42,6 +42,11 @@ export function withId(id: number, json: string): string {
 export interface PollReply {
   events_json: string;
   queue_id?: string;
+  /**
+   * With PollHubOptions.trace, on the answer of a poll a wake ended: when the wake was sent, when
+   * it was heard here and when the answer was ready (wall-clock ms, comma-separated).
+   */
+  trace?: string;
 }
 
 export interface PollRequest {
@@ -65,9 +70,14 @@ export interface PollHubOptions {
   log: Logger;
   /** Delay of a parked poll's heartbeat (Zulip: 45 + rand(0..10) s). */
   heartbeatMs: () => number;
+  /** ZC_DELIVERY_TRACE: answers to woken polls carry PollReply.trace. */
+  trace?: boolean;
 }
 
 const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
+const wallClockMs = () => performance.timeOrigin + performance.now();
+/** PollReply.trace of a poll a wake ended, if it was traced. */
+const traceOf = (p: Parked): { trace?: string } => (p.woken ? { trace: `${p.woken.sentAt},${p.woken.heardAt},${wallClockMs()}` } : {});
 const noEvents = (queueId: string): PollReply => ({ events_json: '[]', queue_id: queueId });
 
 interface Parked {
@@ -79,6 +89,8 @@ interface Parked {
   generation: number;
   /** The registry epoch of the queue, once parked. */
   epoch?: string;
+  /** With PollHubOptions.trace: the last wake's `sent_at`, and when it was heard (wall-clock ms). */
+  woken?: { sentAt: number; heardAt: number };
   timer?: NodeJS.Timeout;
   reading: boolean;
   wokenWhileReading: boolean;
@@ -104,8 +116,10 @@ export class PollHub {
   start(): void {
     this.stopListening = this.o.bus.listen([eventsBroadcast], (_subject, b) => {
       if (b.wake) {
+        const heardAt = this.o.trace && b.sent_at !== undefined ? wallClockMs() : undefined;
         for (const id of b.wake) {
           const p = this.parked.get(id);
+          if (p && heardAt !== undefined) p.woken = { sentAt: b.sent_at as number, heardAt };
           if (p && !(b.appended && this.answerFromWake(p, b.appended))) this.check(p);
         }
       }
@@ -257,7 +271,7 @@ export class PollHub {
       if (out.length > 0 && bytes > MAX_REPLY_BYTES) break;
       out.push(withId(first + k - 1, json));
     }
-    this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId });
+    this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId, ...traceOf(p) });
     this.release(p);
     return true;
   }
@@ -278,7 +292,7 @@ export class PollHub {
           await this.assertCurrentEpoch(p.queueId, res);
           const events = this.eventsOf(p.queueId, res);
           if (events.length > 0) {
-            this.finish(p, { events_json: eventsJson(events), queue_id: p.queueId });
+            this.finish(p, { events_json: eventsJson(events), queue_id: p.queueId, ...traceOf(p) });
             return;
           }
         } while (p.wokenWhileReading && !p.done);

@@ -22,7 +22,7 @@ import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@na
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { eventJson } from '@zc/shared/bus';
 import { ClientNotify, eventsInbox, type WakeAppended } from '@zc/shared/contracts';
-import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
+import { ORIGIN_HEADER, TRACE_READ_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
@@ -55,7 +55,13 @@ interface Note {
   origin: string;
   txid: string;
   notify: ClientNotify;
+  /** With ZC_DELIVERY_TRACE: when the relay read it and this replica received it (wall-clock ms). */
+  trace?: { relayRead: number; received: number };
 }
+
+const wallClockMs = () => performance.timeOrigin + performance.now();
+/** With ZC_DELIVERY_TRACE: when each inbox message reached this replica (wall-clock ms). */
+const receivedAt = new WeakMap<JsMsg, number>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
@@ -244,6 +250,7 @@ export class Appender {
     const pump = (async () => {
       try {
         for await (const m of messages) {
+          if (this.deps.config.deliveryTrace) receivedAt.set(m, wallClockMs());
           buffered.push(m);
           kick?.();
         }
@@ -340,7 +347,8 @@ export class Appender {
         log.error({ seq: m.seq }, 'malformed client event dropped');
         continue;
       }
-      notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
+      const trace = config.deliveryTrace ? { relayRead: Number(m.headers?.get(TRACE_READ_HEADER) ?? 0), received: receivedAt.get(m) ?? 0 } : undefined;
+      notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify, ...(trace ? { trace } : {}) });
     }
     const limits = { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue };
     const routed = await this.route(notes);
@@ -377,7 +385,7 @@ export class Appender {
         }
       }
     }
-    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined);
+    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined, config.deliveryTrace ? wallClockMs() : undefined);
     for (const n of notes) if (isRealmDeactivation(n.notify)) this.dropQueuesSoon(n.notify);
     if (this.onDelivered) {
       const now = Date.now();
@@ -494,6 +502,7 @@ export class Appender {
   private eventsFor(note: Note, queueId: string, s: QueueSettings, flags: readonly string[] | undefined): QueuedEvent[] {
     const view = { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: s.capabilities.notification_settings_null === true };
     const event = finaliseForQueue(note.notify, view, flags);
+    if (note.trace) event.zc_trace = { relay_read: note.trace.relayRead, stored: note.storedMs, received: note.trace.received, routed: wallClockMs() };
     return splitForQueue(event, s.capabilities.bulk_message_deletion === true).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
   }
 

@@ -9,7 +9,7 @@ export class QueueWaker {
   constructor(private readonly bus: Bus) {}
 
   /** `appended`: what some of the queues just got, for the gateways to answer their parked polls with. */
-  broadcastWake(queueIds: readonly string[], appended?: WakeAppended): void {
-    if (queueIds.length > 0) this.bus.broadcast(eventsBroadcast, { wake: [...queueIds], ...(appended ? { appended } : {}) });
+  broadcastWake(queueIds: readonly string[], appended?: WakeAppended, sentAt?: number): void {
+    if (queueIds.length > 0) this.bus.broadcast(eventsBroadcast, { wake: [...queueIds], ...(appended ? { appended } : {}), ...(sentAt !== undefined ? { sent_at: sentAt } : {}) });
   }
 }

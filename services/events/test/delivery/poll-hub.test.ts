@@ -106,6 +106,27 @@ t.test('poll hubs on two gateways', async (t) => {
     t.same(events(await second), [{ id: 2, type: 'drafts', n: 3 }, { id: 3, type: 'drafts', n: 4 }], 'both, from Redis');
   });
 
+  t.test('traced (ZC_DELIVERY_TRACE): a woken poll answers when the wake was sent, heard and answered', async (t) => {
+    const traced = new PollHub({ bus: busA, store: new PollStore(redis, env.prefix), log, heartbeatMs: () => 60_000, trace: true });
+    traced.start();
+    t.teardown(() => traced.stop());
+    const q = await newQueue();
+    const parked = traced.getEvents(ask(q));
+    await untilParked(q, traced);
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: '{"type":"drafts"}' }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    const sentAt = performance.timeOrigin + performance.now();
+    waker.broadcastWake([q], undefined, sentAt);
+    const r = (await parked) as PollReply;
+    const [sent, heard, ready] = (r.trace ?? '').split(',').map(Number);
+    t.equal(sent, sentAt);
+    t.ok(heard !== undefined && ready !== undefined && sentAt <= heard && heard <= ready, 'heard after it was sent, answered after that');
+    t.same(events(r).map((e) => e.id), [0]);
+    const untraced = a.getEvents(ask(q, 0));
+    await untilParked(q, a);
+    await deliver(q);
+    t.equal(((await untraced) as PollReply).trace, undefined, 'a hub without trace adds none');
+  });
+
   t.test('a newer poll ends the older one, on the same gateway and on the other', async (t) => {
     const q = await newQueue();
     const first = a.getEvents(ask(q));
