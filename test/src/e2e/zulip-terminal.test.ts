@@ -41,7 +41,8 @@ function missing(): string | undefined {
 
 const skip = missing();
 
-t.setTimeout(90_000);
+// Three runs of a real client, each starting its own system: minutes on a loaded machine.
+t.setTimeout(240_000);
 
 t.test('zulip-terminal: start, people present, read a stream, send, direct message with typing, quit', { skip: skip ?? false }, async (t) => {
   const sys = await startSystem(t);
