@@ -1,7 +1,7 @@
 /** The presence store against real Redis: Zulip's timing rules, visibility and its loading. */
 import t from 'tap';
 import { PRESENCE_TIMING } from '../src/contracts/index.js';
-import { createRedis } from '../src/redis/index.js';
+import { RedisBatch, createRedis } from '../src/redis/index.js';
 import { testEnv } from '../src/testing/index.js';
 import { randomUUID } from 'node:crypto';
 import { LuaScript } from '../src/presence/lua.js';
@@ -234,6 +234,17 @@ t.test('presence store', async (t) => {
     t.same(await script.run(redis, 'k', 'v'), ['k', 'v'], 'NOSCRIPT, then EVAL');
     t.same(await script.run(redis, 'k2', 'v2'), ['k2', 'v2'], 'EVALSHA');
     await t.rejects(new LuaScript('return redis.call("NOSUCHCOMMAND")', 0).run(redis), /Unknown Redis command|unknown command/i, 'other errors are thrown');
+  });
+
+  t.test('scripts run in a batch share its write and are loaded there too on first use', async (t) => {
+    const batch = new RedisBatch(redis);
+    const unknown = new LuaScript(`-- ${randomUUID()}\nreturn {KEYS[1], ARGV[1]}`, 1);
+    const known = new LuaScript(`-- ${randomUUID()}\nreturn ARGV[1]`, 0);
+    await known.run(redis, 'loaded');
+    const both = await Promise.all([unknown.inBatch(batch, redis, 1, ['k', 'v']), known.inBatch(batch, redis, 0, ['w'])]);
+    t.same(both, [['k', 'v'], 'w'], 'NOSCRIPT in the batch, then EVAL on its own; the other ran in the batch');
+    t.same(await unknown.inBatch(batch, redis, 1, ['k2', 'v2']), ['k2', 'v2'], 'EVALSHA in the batch');
+    await t.rejects(new LuaScript('return redis.call("NOSUCHCOMMAND")', 0).inBatch(batch, redis, 0, []), /Unknown Redis command|unknown command/i, 'other errors are thrown');
   });
 
   t.test('forgetUser drops the entry', async (t) => {

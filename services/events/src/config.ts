@@ -21,6 +21,8 @@ export interface EventsConfig {
    * TTL, keeps a leader that resumes late from writing.
    */
   leaderLockMs: number;
+  /** ZC_DELIVERY_TRACE: events carry their hop times (`zc_trace`), wakes when they were sent. */
+  deliveryTrace: boolean;
 }
 
 /** The events service's settings from the checked environment (@zc/shared/config's schema). */
@@ -34,5 +36,6 @@ export function loadEventsConfig(env: NodeJS.ProcessEnv = process.env): EventsCo
     maxEventBytesPerQueue: e.ZC_MAX_EVENT_BYTES_PER_QUEUE,
     registerStateTimeoutMs: e.ZC_REGISTER_STATE_TIMEOUT_MS,
     leaderLockMs: e.ZC_EVENTS_LEADER_LOCK_MS,
+    deliveryTrace: e.ZC_DELIVERY_TRACE,
   };
 }

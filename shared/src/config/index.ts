@@ -48,6 +48,8 @@ export interface SharedConfig {
    * as on Zulip (zulip-terminal shows a newcomer an empty stream list otherwise).
    */
   newRealmStreams: boolean;
+  /** ZC_DELIVERY_TRACE: client events and GET /events answers carry per-hop timestamps (benchmarks). */
+  deliveryTrace: boolean;
 }
 
 // A fixed development key: fine on a laptop, refused in production (see loadConfig).
@@ -75,6 +77,7 @@ export function loadConfig(overrides: Partial<SharedConfig> = {}, env: NodeJS.Pr
     realmUploadQuotaMib: e.ZC_REALM_UPLOAD_QUOTA_MIB ?? null,
     welcomeMessages: e.ZC_WELCOME_MESSAGES,
     newRealmStreams: e.ZC_NEW_REALM_STREAMS,
+    deliveryTrace: e.ZC_DELIVERY_TRACE,
     ...overrides,
   };
   // Overrides (tests) are checked like the environment.

@@ -76,6 +76,7 @@ export const ENV_SCHEMA = Type.Object({
   // answered from the cache; revocation does not wait for it (credential tokens, plugins/auth.ts).
   ZC_AUTH_CACHE_TTL_MS: int(['gateway'], 'Milliseconds a checked API key is trusted without asking the users service (revocations and role or name changes take effect at once whatever it is).', 0, 600_000, 3_600_000),
   ZC_TRUST_PROXY: str(['gateway'], 'Whose X-Forwarded-For to believe: false (nobody), true, a hop count, or comma-separated proxy addresses/CIDRs.', 'false', { pattern: '^(true|false|[0-9]+|[0-9a-fA-F:./, ]+)$' }),
+  ZC_DELIVERY_TRACE: bool(['gateway', 'messages', 'events'], 'Benchmarks only: each client event carries when it passed each hop from the outbox relay to its queue (`zc_trace`), and GET /events answers with the gateway\'s own hops (`x-zc-trace`); the fanout bench scenarios print them.', false),
   ZC_ACCESS_LOG: bool(['gateway'], 'One log line per request (route, status, duration, user, trace id; long-polls marked).', true),
   // --- events ----------------------------------------------------------------------------
   ZC_HEARTBEAT_MS: int(['gateway'], 'Fixed heartbeat delay of a parked GET /events (tests); 0: Zulip\'s 45-55 s.', 0, 0),

@@ -100,9 +100,23 @@ export const eventsRpc = {
  * queues), and the newest poll parked on a queue (`supplant`, sent by the gateway that parked
  * it, so the gateway holding an older poll of that queue ends it). Heard by every gateway's
  * PollHub (@zc/shared/event-queues); not for other services.
+ *
+ * `appended` comes with a wake after an append: what some of the woken queues just got, so a
+ * poll parked on one answers without reading its queue again. `json` holds each distinct
+ * event once (its JSON text without id); `queues` gives, per queue, the id of its first new
+ * event followed by the indexes in `json` of its new events, in order (their ids follow one
+ * another). A queue woken but not listed is read as before.
  */
+export const WakeAppended = Type.Object({
+  json: Type.Array(Type.String()),
+  queues: Type.Record(Type.String(), Type.Array(Type.Integer({ minimum: 0 }), { minItems: 2 })),
+});
+export type WakeAppended = Static<typeof WakeAppended>;
 export const EventsBroadcast = Type.Object({
   wake: Type.Optional(Type.Array(Type.String())),
+  appended: Type.Optional(WakeAppended),
+  /** With ZC_DELIVERY_TRACE: when the wake was sent (wall-clock ms, fractional). */
+  sent_at: Type.Optional(Type.Number()),
   supplant: Type.Optional(Type.Object({ queue_id: Type.String(), generation: Type.Integer() })),
 });
 export type EventsBroadcast = Static<typeof EventsBroadcast>;

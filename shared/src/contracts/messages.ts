@@ -47,6 +47,9 @@
  *    now (rows, plus subscribers when the stream's history is public to them), and with
  *    `public_stream` for a public stream's message.
  *
+ * 4b. `submessage`: `{type, msg_type, message_id, submessage_id, sender_id, content}` to the
+ *    same audience as a reaction (POST /submessage: a poll vote, a todo task).
+ *
  * 5. `delete_message`: `{type, message_type: 'private' | 'stream', message_ids, stream_id?,
  *    topic?}` (stream and topic for stream messages) to everyone who could read the deleted
  *    messages. The events service gives it as is to queues with the `bulk_message_deletion`
@@ -316,6 +319,11 @@ export const messagesRpc = {
    */
   addReaction: rpc('messages.v1.add_reaction', { request: ReactionRequest, reply: Done }),
   removeReaction: rpc('messages.v1.remove_reaction', { request: ReactionRequest, reply: Done }),
+  /** POST /submessage: `content` as sent (JSON text, checked by the service). */
+  addSubmessage: rpc('messages.v1.add_submessage', {
+    request: Type.Object({ actor: Actor, message_id: Type.Integer(), msg_type: Type.String(), content: Type.String() }),
+    reply: Done,
+  }),
   /** DELETE /messages/{message_id}. */
   deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
   /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */

@@ -138,9 +138,9 @@ return out
 `;
 
 /**
- * A parked poll ended without events (its gateway stops, or its client left): the idle clock
- * restarts now (ARGV[1]) and the parker is cleared if it is still generation ARGV[2]. Returns
- * -1 for a dead queue.
+ * A parked poll ended without reading its queue (its gateway stops, its client left, or it was
+ * answered with the events its wake carried): the idle clock restarts now (ARGV[1]) and the
+ * parker is cleared if it is still generation ARGV[2]. Returns -1 for a dead queue.
  */
 export const RELEASE = `${QUEUE_PRELUDE}
 if state() ~= 'ok' then return -1 end

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/index.js';
-import { eventsBroadcast } from '../contracts/index.js';
+import { eventsBroadcast, type WakeAppended } from '../contracts/index.js';
 import { AppError, badRequest } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import type { PollOptions, PollResult, PollStore } from './poll-store.js';
@@ -42,6 +42,11 @@ export function withId(id: number, json: string): string {
 export interface PollReply {
   events_json: string;
   queue_id?: string;
+  /**
+   * With PollHubOptions.trace, on the answer of a poll a wake ended: when the wake was sent, when
+   * it was heard here and when the answer was ready (wall-clock ms, comma-separated).
+   */
+  trace?: string;
 }
 
 export interface PollRequest {
@@ -65,9 +70,14 @@ export interface PollHubOptions {
   log: Logger;
   /** Delay of a parked poll's heartbeat (Zulip: 45 + rand(0..10) s). */
   heartbeatMs: () => number;
+  /** ZC_DELIVERY_TRACE: answers to woken polls carry PollReply.trace. */
+  trace?: boolean;
 }
 
 const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
+const wallClockMs = () => performance.timeOrigin + performance.now();
+/** PollReply.trace of a poll a wake ended, if it was traced. */
+const traceOf = (p: Parked): { trace?: string } => (p.woken ? { trace: `${p.woken.sentAt},${p.woken.heardAt},${wallClockMs()}` } : {});
 const noEvents = (queueId: string): PollReply => ({ events_json: '[]', queue_id: queueId });
 
 interface Parked {
@@ -77,6 +87,10 @@ interface Parked {
   lastEventId: number;
   /** Set once Redis has counted this poll; 0 until then. */
   generation: number;
+  /** The registry epoch of the queue, once parked. */
+  epoch?: string;
+  /** With PollHubOptions.trace: the last wake's `sent_at`, and when it was heard (wall-clock ms). */
+  woken?: { sentAt: number; heardAt: number };
   timer?: NodeJS.Timeout;
   reading: boolean;
   wokenWhileReading: boolean;
@@ -102,9 +116,11 @@ export class PollHub {
   start(): void {
     this.stopListening = this.o.bus.listen([eventsBroadcast], (_subject, b) => {
       if (b.wake) {
+        const heardAt = this.o.trace && b.sent_at !== undefined ? wallClockMs() : undefined;
         for (const id of b.wake) {
           const p = this.parked.get(id);
-          if (p) this.check(p);
+          if (p && heardAt !== undefined) p.woken = { sentAt: b.sent_at as number, heardAt };
+          if (p && !(b.appended && this.answerFromWake(p, b.appended))) this.check(p);
         }
       }
       if (b.supplant) {
@@ -208,6 +224,7 @@ export class PollHub {
           return;
         }
         p.generation = res.generation;
+        p.epoch = res.epoch;
         // Ended while Redis parked it (supplanted here, client gone, stopping): undo the park.
         if (p.done) return this.release(p);
         // A poll parked on another gateway is ended there; ours were ended above.
@@ -229,6 +246,36 @@ export class PollHub {
     }
   }
 
+  /**
+   * Ends a parked poll with the events its wake carries, saving the re-read (a round trip to
+   * Redis, on the way of every delivery to a waiting client). Only when that read could not
+   * have answered otherwise: Redis has counted the park (nothing after lastEventId was in the
+   * queue then), no read is under way, the queue belongs to the current epoch, and its first
+   * new event is the very next id (after a lost wake there would be a gap: the queue is read).
+   * The park is then released as the read would have done (the client connected now, the
+   * queue is no longer parked on): queued before any later poll of this client here, and
+   * harmless after one elsewhere (RELEASE only lengthens lifetimes, and clears the parker
+   * only of its own generation).
+   */
+  private answerFromWake(p: Parked, appended: WakeAppended): boolean {
+    const mine = appended.queues[p.queueId];
+    if (!mine || p.done || p.reading || p.generation === 0 || p.epoch === undefined || !this.o.store.isKnownCurrentEpoch(p.epoch)) return false;
+    const first = mine[0] as number;
+    if (first !== p.lastEventId + 1) return false;
+    const out: string[] = [];
+    let bytes = 0;
+    for (let k = 1; k < mine.length && out.length < MAX_EVENTS_PER_REPLY; k++) {
+      const json = appended.json[mine[k] as number];
+      if (json === undefined) return false;
+      bytes += json.length;
+      if (out.length > 0 && bytes > MAX_REPLY_BYTES) break;
+      out.push(withId(first + k - 1, json));
+    }
+    this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId, ...traceOf(p) });
+    this.release(p);
+    return true;
+  }
+
   /** Re-reads a parked poll's queue; ends the poll if there is anything (reads never overlap). */
   private check(p: Parked): void {
     if (p.done) return;
@@ -245,7 +292,7 @@ export class PollHub {
           await this.assertCurrentEpoch(p.queueId, res);
           const events = this.eventsOf(p.queueId, res);
           if (events.length > 0) {
-            this.finish(p, { events_json: eventsJson(events), queue_id: p.queueId });
+            this.finish(p, { events_json: eventsJson(events), queue_id: p.queueId, ...traceOf(p) });
             return;
           }
         } while (p.wokenWhileReading && !p.done);

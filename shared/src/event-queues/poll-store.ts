@@ -113,13 +113,18 @@ export class PollStore {
     return Number(await this.batched('zcEvqHeartbeat', ...queueKeys(this.prefix, queueId)));
   }
 
+  /** Whether `epoch` is the registry's current one as last read (no round trip; false when unsure). */
+  isKnownCurrentEpoch(epoch: string): boolean {
+    return epoch === this.knownEpoch;
+  }
+
   /**
    * Whether `epoch` is the registry's current one: a queue of an older epoch outlived the
    * loss of the dataset it belonged to and is unknown to clients (see the events service's
    * registry).
    */
   async isCurrentEpoch(epoch: string): Promise<boolean> {
-    if (epoch === this.knownEpoch) return true;
+    if (this.isKnownCurrentEpoch(epoch)) return true;
     this.knownEpoch = (await this.redis.hget(registryKey(this.prefix), 'epoch')) ?? undefined;
     return epoch === this.knownEpoch;
   }

@@ -16,6 +16,8 @@ import { injectTraceHeaders } from '../telemetry/index.js';
 /** Headers on every relayed event: the service (schema) that wrote it and its transaction id. */
 export const ORIGIN_HEADER = 'Zc-Origin';
 export const TXID_HEADER = 'Zc-Txid';
+/** With ZC_DELIVERY_TRACE: when the relay read the row (wall-clock ms, fractional). */
+export const TRACE_READ_HEADER = 'Zc-Trace-Read';
 
 /**
  * Writes `payload` for `c` into the outbox of `schema`, inside the caller's transaction.
@@ -140,6 +142,8 @@ export function startOutboxRelay(opts: {
   log: Logger;
   pollMs?: number;
   coalesce?: readonly OutboxCoalescing[];
+  /** Stamp each event with TRACE_READ_HEADER (ZC_DELIVERY_TRACE). */
+  trace?: boolean;
 }): RelayHandle {
   const { pool, schema, bus } = opts;
   const coalescing = new Map((opts.coalesce ?? []).map((c) => [c.subject, c]));
@@ -269,13 +273,16 @@ export function startOutboxRelay(opts: {
 
   async function relayBatch(l: Leader, flushAll = false): Promise<number> {
     const readAt = performance.now();
-    const { rows } = await l.client.query<OutboxRow>(
-      `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
+    // Named: the leader's session parses and plans its pass statement once, not on every pass.
+    const { rows } = await l.client.query<OutboxRow>({
+      name: `outbox-relay-pass-${schema}`,
+      text: `WITH relayed AS (DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[]))
        SELECT id, txid, subject, payload::text AS payload, trace_carrier FROM "${schema}".outbox
        WHERE NOT (id = ANY($1::bigint[])) AND NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
-      [sqlArray(published), sqlArray(held.map((r) => r.id))],
-    );
+      values: [sqlArray(published), sqlArray(held.map((r) => r.id))],
+    });
     published = [];
+    const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(performance.timeOrigin + performance.now()) } : {};
     const order = publishingOrder(rows, flushAll);
     if (order.length === 0) return rows.length;
     const units = order.map((u) => (Array.isArray(u) ? { ...coalesced(u), ids: u.map((r) => r.id) } : { row: u, msgId: `${schema}:${u.id}`, ids: [u.id] }));
@@ -294,7 +301,7 @@ export function startOutboxRelay(opts: {
     const ready: Array<{ r: OutboxRow; msgId: string; ids: number[]; e: Awaited<ReturnType<Bus['encodeEvent']>> }> = [];
     for (const { row: r, msgId, ids } of units) {
       try {
-        ready.push({ r, msgId, ids, e: await bus.encodeEvent(r.payload, { ...(r.trace_carrier ?? {}), [ORIGIN_HEADER]: schema, [TXID_HEADER]: String(r.txid) }) });
+        ready.push({ r, msgId, ids, e: await bus.encodeEvent(r.payload, { ...(r.trace_carrier ?? {}), [ORIGIN_HEADER]: schema, [TXID_HEADER]: String(r.txid), ...traced }) });
       } catch (err) {
         if (!(err instanceof EventTooLarge)) throw err;
         for (const id of ids) dead.push({ id, reason: err.message });

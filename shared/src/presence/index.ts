@@ -5,6 +5,7 @@
  */
 export { PresenceStore, presenceRealmKey, type PingOutcome, type PingRules, type PresenceEntry, type ReadSince, type RealmPresence } from './store.js';
 export { PresenceReader, type RealmView } from './reader.js';
+export { modernMemberBytes, modernRealmMembers } from './modern-blocks.js';
 export {
   entriesInWindow,
   inFetchWindow,

@@ -5,7 +5,7 @@
  * a pipeline per request, seven presence scripts made each pipeline markedly dearer.
  */
 import { createHash } from 'node:crypto';
-import type { Redis } from '../redis/index.js';
+import type { Redis, RedisBatch } from '../redis/index.js';
 
 export class LuaScript {
   private readonly sha: string;
@@ -20,6 +20,19 @@ export class LuaScript {
   /** Runs the script with its keys first, then its arguments. */
   run(redis: Redis, ...keysAndArgs: Array<string | number>): Promise<unknown> {
     return this.runWithKeys(redis, this.numberOfKeys, keysAndArgs);
+  }
+
+  /**
+   * Runs the script in `batch`'s next pipeline (one socket write for the commands queued in
+   * the same turn). A script Redis does not know is run again on its own, after the batch: a
+   * command queued behind it in the batch then runs first, which only a flushed script cache
+   * brings about.
+   */
+  async inBatch(batch: RedisBatch, redis: Redis, numberOfKeys: number, keysAndArgs: Array<string | number>): Promise<unknown> {
+    const [[err, value] = [null, null]] = await batch.run((p) => void p.evalsha(this.sha, numberOfKeys, ...keysAndArgs));
+    if (!err) return value;
+    if (!err.message.startsWith('NOSCRIPT')) throw err;
+    return this.runWithKeys(redis, numberOfKeys, keysAndArgs);
   }
 
   /** Runs the script with more keys than its fixed ones (scripts that take optional keys). */

@@ -13,7 +13,16 @@ interface Copy {
 }
 
 /** The realm's visible entries as of the read (a live view: use before the next await). */
-export type RealmView = { disabled: true } | { disabled: false; entries: Iterable<PresenceEntry>; /** The realm's people token, read with the entries (legacy.ts). */ peopleToken: string };
+export type RealmView =
+  | { disabled: true }
+  | {
+      disabled: false;
+      entries: Iterable<PresenceEntry>;
+      /** The realm's people token, read with the entries (legacy.ts). */
+      peopleToken: string;
+      /** The copy the entries come from, as a key for what is derived from them (modern-blocks.ts): dropped with it. */
+      copy: object;
+    };
 
 export class PresenceReader {
   private readonly copies = new Map<number, Copy>();
@@ -78,7 +87,7 @@ export class PresenceReader {
     this.copies.delete(realmId);
     this.copies.set(realmId, copy);
     this.evictBeyond(realmId);
-    return { disabled: false, entries: copy.entries.values(), peopleToken: r.peopleToken };
+    return { disabled: false, entries: copy.entries.values(), peopleToken: r.peopleToken, copy };
   }
 
   /** Drops the least recently read copies while all of them hold more than `maxEntries`. */

@@ -30,7 +30,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from '../redis/index.js';
-import { RedisBatch, redisKey, resultValue } from '../redis/index.js';
+import { RedisBatch, redisKey } from '../redis/index.js';
 import { LuaScript } from './lua.js';
 
 /** One user's stored presence; timestamps in seconds, 0 when never seen. */
@@ -205,8 +205,7 @@ redis.call('HSET', KEYS[2], 'base', ARGV[2])
 return redis.call('HDEL', KEYS[1], ARGV[1])
 `;
 
-type PingCommand = Record<typeof PING_COMMAND, (...args: Array<string | number>) => unknown>;
-type Scripts = Record<'zcPresenceRead' | 'zcPresenceReadSince' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
+type Scripts = Record<'zcPresenceRead' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
 
 /** A reader's answer from `readSince`. */
 export type ReadSince =
@@ -238,14 +237,18 @@ export function presencePeopleTokenKey(prefix: string, realmId: number): string 
   return `${presenceRealmKey(prefix, realmId)}:people`;
 }
 
-/** The PING script as a command of the connection (its first argument is the key count), for pipelines. */
-const PING_COMMAND = 'zcPresencePing';
-
 export class PresenceStore {
   private readonly scripts: Scripts;
   private readonly pingScript = new LuaScript(PING, 4);
+  private readonly readSinceScript = new LuaScript(READ_SINCE, 5);
   /** Coalesced pings (`ping`'s `coalesced`): one round trip for those arriving within the window. */
   private readonly pingBatch: RedisBatch;
+  /**
+   * Other pings and reads made in one turn of the event loop: a fetch's ping and read of the
+   * realm go out in one socket write (each write on the loopback cost as much as building a
+   * 1,000-person answer), and in that order, so the read sees the ping.
+   */
+  private readonly turnBatch: RedisBatch;
 
   /**
    * `pingWindowMs`: how long a coalesced ping may wait for others to share its round trip.
@@ -257,7 +260,6 @@ export class PresenceStore {
   ) {
     const defs: Array<[keyof Scripts, number, string]> = [
       ['zcPresenceRead', 3, READ],
-      ['zcPresenceReadSince', 5, READ_SINCE],
       ['zcPresenceReadOne', 3, READ_ONE],
       ['zcPresenceLoad', 2, LOAD],
       ['zcPresenceSetVisibility', 2, SET_VISIBILITY],
@@ -270,8 +272,8 @@ export class PresenceStore {
       }),
     ) as Scripts;
     this.redis = redis;
-    if (!(PING_COMMAND in redis)) redis.defineCommand(PING_COMMAND, { lua: PING });
     this.pingBatch = new RedisBatch(redis, { windowMs: o.pingWindowMs ?? 0 });
+    this.turnBatch = new RedisBatch(redis);
   }
 
   private readonly redis: Redis;
@@ -327,11 +329,7 @@ export class PresenceStore {
       quietOnly ? 1 : 0,
       ...expect.values,
     ];
-    const r = (
-      coalesced
-        ? resultValue((await this.pingBatch.run((p) => void (p as unknown as PingCommand)[PING_COMMAND](numberOfKeys, ...keysAndArgs)))[0])
-        : await this.pingScript.runWithKeys(this.redis, numberOfKeys, keysAndArgs)
-    ) as number[];
+    const r = (await this.pingScript.inBatch(coalesced ? this.pingBatch : this.turnBatch, this.redis, numberOfKeys, keysAndArgs)) as number[];
     if (r[0] === -3) return { kind: 'unexpected' };
     if (r[0] === -1) return { kind: 'unloaded' };
     if (r[0] === -2) return { kind: 'announce' };
@@ -363,7 +361,8 @@ export class PresenceStore {
    * visibility must be loaded first.
    */
   async readSince(realmId: number, base: string, seq: number): Promise<ReadSince | undefined> {
-    const r = (await this.scripts.zcPresenceReadSince(...this.keys(realmId), this.byUpdateKey(realmId), presencePeopleTokenKey(this.prefix, realmId), base, seq, freshBase())) as unknown[];
+    const keysAndArgs = [...this.keys(realmId), this.byUpdateKey(realmId), presencePeopleTokenKey(this.prefix, realmId), base, seq, freshBase()];
+    const r = (await this.readSinceScript.inBatch(this.turnBatch, this.redis, 5, keysAndArgs)) as unknown[];
     if (r[0] === -1) return undefined;
     if (r[0] === 1) return { kind: 'disabled' };
     const [kind, newBase, newSeq, a, b, peopleToken] = r as [number, string, string, string[], Array<string | null>, string];

@@ -72,9 +72,9 @@ export function presenceAnswerTail(nowMs: number, lastUpdateId: number): string 
 }
 
 /**
- * The `"presences":{…}` member of an answer from each listed user's `"key":value` bytes (both
- * formats cache those per entry), as the parts to send: a 1,000-person answer is joined once,
- * with the rest of the reply, not once more here.
+ * The `"presences":{…}` member of an answer from the listed users' `"key":value` bytes (both
+ * formats cache those per entry; modern-blocks.ts joins runs of them), as the parts to send: a
+ * 1,000-person answer is joined once, with the rest of the reply, not once more here.
  */
 export function presencesMemberParts(members: readonly Buffer[]): Buffer[] {
   const parts: Buffer[] = [PRESENCES_OPEN];

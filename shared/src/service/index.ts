@@ -120,7 +120,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics };
   const parts = (await def.start(ctx)) ?? {};
   const relay: RelayHandle | undefined =
-    def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log, ...(def.outboxCoalescing ? { coalesce: def.outboxCoalescing } : {}) }) : undefined;
+    def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log, trace: config.deliveryTrace, ...(def.outboxCoalescing ? { coalesce: def.outboxCoalescing } : {}) }) : undefined;
 
   if (relay) outboxMetrics(metrics, pool, def.name);
   if (relay) {

@@ -6,12 +6,17 @@
  *
  * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
  *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
- * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`); messages/s
+ * - `fanout-burst`: `--opt messages=2000` sent at once (over `--opt connections=16`), after
+ *   `--opt warmup=500` untimed sends (see DEFAULT_BURST_WARM_UP); messages/s
  *   and deliveries/s until the last delivery (budget: at least the peer's, same run).
  * - `fanout-10k`: a stream of `--opt members=10000` of whom `--opt queues=1000` long-poll;
  *   `--opt messages=5` sends one after another. Send acknowledgement latency (budget 100 ms)
  *   and time until every live queue has the message (budget 1 s). The accounts are seeded
  *   through SQL in a realm of their own (seed-users.ts): through the API it took too long.
+ *
+ * With ZC_DELIVERY_TRACE=1 in the environment (the bench system's services inherit it), the
+ * paced and burst scenarios also print where each delivery's time went, hop by hop (see
+ * hopSummaries), and keep it in the JSON (`details.hops`).
  *
  * Every scenario reports the system's CPU per delivered event (`cpu ms/delivery`: CPU time of
  * every service process over the run, divided by deliveries) and its split by service. When
@@ -41,15 +46,33 @@ interface LiveStream {
   sender: BenchAccount;
   /** Live queues (one per member other than the sender, up to the number asked for). */
   queues: number;
-  /** Sends message number `i` (content `fo<i>`); resolves with the HTTP status and body. */
-  send(i: number): Promise<{ status: number; body: string }>;
-  /** Deliveries seen so far, and each message's arrival times (ms, performance.now()). */
+  /** Sends message number `i` (content `fo<i>`, or `wu<i>` for a warm-up send); resolves with the HTTP status and body. */
+  send(i: number, o?: { warmUp?: boolean }): Promise<{ status: number; body: string }>;
+  /** Deliveries seen so far (warm-up sends not counted), and each message's arrival times (ms, performance.now()). */
   delivered(): number;
+  /** Deliveries of warm-up sends seen so far. */
+  warmUpDelivered(): number;
   arrivals: Map<number, number[]>;
+  /** Hop times of the deliveries, when the system traces them (ZC_DELIVERY_TRACE). */
+  traces: DeliveryTrace[];
   close(): Promise<void>;
 }
 
+/** When one delivery passed each hop (wall-clock ms; performance.timeOrigin-based in every process). */
+interface DeliveryTrace {
+  message: number;
+  /** When this client had the poll's answer. */
+  arrived: number;
+  /** The event's `zc_trace` (the events service's appender; relay_read 0 when the relay did not say). */
+  event: { relay_read: number; stored: number; received: number; routed: number };
+  /** The gateway's `x-zc-trace` (wake sent, heard, answer ready, header set); absent when the poll found the event waiting. */
+  gateway?: number[];
+}
+
+const wallClock = (perfMs: number) => performance.timeOrigin + perfMs;
+
 const CONTENT_PREFIX = 'fo';
+const WARM_UP_PREFIX = 'wu';
 
 /** Where the stream lives: the bench realm (its admin subscribes people) or a seeded realm reached by its host name. */
 interface StreamRealm {
@@ -108,7 +131,9 @@ async function openLiveStream(
   o.log(`${o.members.length} members, ${queues.length} live queues`);
 
   const arrivals = new Map<number, number[]>();
+  const traces: DeliveryTrace[] = [];
   let delivered = 0;
+  let warmUpDelivered = 0;
   let polling = true;
   const loops = receivers.map(async (m, i) => {
     const q = queues[i] as { queueId: string; lastEventId: number };
@@ -116,16 +141,21 @@ async function openLiveStream(
     while (polling) {
       try {
         const r = await poolOf(i).request({ method: 'GET', path: `/api/v1/events?queue_id=${q.queueId}&last_event_id=${q.lastEventId}`, headers });
-        const body = (await r.body.json()) as { events?: Array<{ id: number; type: string; message?: { content: string } }> };
+        const body = (await r.body.json()) as { events?: Array<{ id: number; type: string; message?: { content: string }; zc_trace?: DeliveryTrace['event'] }> };
         const now = performance.now();
+        const gatewayTrace = r.headers['x-zc-trace'];
         for (const e of body.events ?? []) {
           q.lastEventId = Math.max(q.lastEventId, e.id);
           const content = e.message?.content ?? '';
+          if (e.type === 'message' && content.startsWith(WARM_UP_PREFIX)) warmUpDelivered++;
           if (e.type !== 'message' || !content.startsWith(CONTENT_PREFIX)) continue;
           const n = Number(content.slice(CONTENT_PREFIX.length));
           const list = arrivals.get(n) ?? [];
           list.push(now);
           arrivals.set(n, list);
+          if (e.zc_trace) {
+            traces.push({ message: n, arrived: wallClock(now), event: e.zc_trace, ...(typeof gatewayTrace === 'string' ? { gateway: gatewayTrace.split(',').map(Number) } : {}) });
+          }
           delivered++;
         }
       } catch (err) {
@@ -142,12 +172,15 @@ async function openLiveStream(
     stream,
     sender,
     queues: queues.length,
-    async send(i) {
-      const r = await senderPool.request({ method: 'POST', path: '/api/v1/messages', headers, body: form({ type: 'stream', to: stream, topic: 'fanout', content: `${CONTENT_PREFIX}${i}` }) });
+    async send(i, so) {
+      const content = `${so?.warmUp ? WARM_UP_PREFIX : CONTENT_PREFIX}${i}`;
+      const r = await senderPool.request({ method: 'POST', path: '/api/v1/messages', headers, body: form({ type: 'stream', to: stream, topic: 'fanout', content }) });
       return { status: r.statusCode, body: await r.body.text() };
     },
     delivered: () => delivered,
+    warmUpDelivered: () => warmUpDelivered,
     arrivals,
+    traces,
     async close() {
       polling = false;
       // Parked polls end at their heartbeat; the pools are destroyed rather than waited for.
@@ -337,6 +370,51 @@ async function awaitDeliveries(live: LiveStream, expected: number, ms: number): 
   }
 }
 
+/**
+ * Where the deliveries' time went, hop by hop (ms): the send (start to acknowledgement, and to
+ * the outbox relay's read of its row), the relay's publish, JetStream to the events leader,
+ * routing, the append and wake, the wake's trip to the gateway, the answer, and its trip to
+ * the client. A poll the wake ended ("woken") has the gateway's hops; one that came in after
+ * the event was appended ("found waiting") has only the time from routing to the client.
+ */
+function hopSummaries(live: LiveStream, startedAt: ReadonlyMap<number, number>, ackedAt: ReadonlyMap<number, number>): Record<string, LatencySummary> {
+  const hops = new Map<string, LatencyHistogram>();
+  const record = (hop: string, ms: number) => {
+    let h = hops.get(hop);
+    if (!h) hops.set(hop, (h = new LatencyHistogram()));
+    h.record(Math.max(0, ms));
+  };
+  for (const [n, t0] of startedAt) {
+    const acked = ackedAt.get(n);
+    if (acked !== undefined) record('send start -> acknowledged', acked - t0);
+  }
+  for (const d of live.traces) {
+    const t0 = startedAt.get(d.message);
+    if (t0 === undefined) continue;
+    const start = wallClock(t0);
+    const e = d.event;
+    if (e.relay_read > 0) {
+      record('send start -> relay read its row', e.relay_read - start);
+      record('relay read -> JetStream stored', e.stored - e.relay_read);
+    }
+    record('JetStream stored -> events leader has it', e.received - e.stored);
+    record('events leader has it -> routed', e.routed - e.received);
+    const [sent, heard, ready, written] = d.gateway ?? [];
+    if (sent !== undefined && heard !== undefined && ready !== undefined && written !== undefined) {
+      record('woken: routed -> appended, wake sent', sent - e.routed);
+      record('woken: wake sent -> heard by gateway', heard - sent);
+      record('woken: heard -> answer ready', ready - heard);
+      record('woken: answer ready -> header set', written - ready);
+      record('woken: header set -> client has it', d.arrived - written);
+      record('woken: total', d.arrived - start);
+    } else {
+      record('found waiting: routed -> client has it', d.arrived - e.routed);
+      record('found waiting: total', d.arrived - start);
+    }
+  }
+  return Object.fromEntries([...hops].map(([hop, h]) => [hop, h.summary()]));
+}
+
 /** Latencies of every delivery from its message's send start, and the last arrival. */
 function deliveryLatencies(live: LiveStream, startedAt: Map<number, number>): { hist: LatencySummary; lastArrival: number } {
   const hist = new LatencyHistogram();
@@ -352,14 +430,44 @@ function deliveryLatencies(live: LiveStream, startedAt: Map<number, number>): { 
   return { hist: hist.summary(), lastArrival };
 }
 
+/**
+ * A burst of 2,000 into processes just started measured their JIT compiler as much as their
+ * work: on-CPU profiles (perf) of the messages and events services showed a third of their CPU
+ * in TurboFan compiling on worker threads all through the burst, and most of the rest in
+ * baseline code, which a server that has been up for a minute no longer runs. The peer's code
+ * is compiled when it loads. So the burst is preceded by this many sends of its own shape
+ * (`--opt warmup=N`, 0 for none), neither timed nor counted in CPU or deliveries.
+ */
+const DEFAULT_BURST_WARM_UP = 500;
+
+/** Sends `n` warm-up messages as the burst does and waits until their deliveries stop coming. */
+async function warmUpSends(ctx: BenchContext, live: LiveStream, n: number): Promise<void> {
+  const sends: Array<Promise<unknown>> = [];
+  for (let i = 0; i < n; i++) sends.push(live.send(i, { warmUp: true }).catch(() => undefined));
+  await Promise.all(sends);
+  let seen = live.warmUpDelivered();
+  let progressAt = Date.now();
+  while (live.warmUpDelivered() < n * live.queues && Date.now() - progressAt < 5_000) {
+    await sleep(50);
+    if (live.warmUpDelivered() !== seen) {
+      seen = live.warmUpDelivered();
+      progressAt = Date.now();
+    }
+  }
+  ctx.log(`warm-up: ${n} sends, ${live.warmUpDelivered()}/${n * live.queues} deliveries`);
+}
+
 async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise<ScenarioResult> {
   const members = opt(ctx, 'members', 50);
   const rate = opt(ctx, 'rate', 100);
   const n = mode === 'paced' ? Math.round(rate * opt(ctx, 'seconds', 10)) : opt(ctx, 'messages', 2000);
   const accounts = await createAccounts(ctx.sys, members, `fan${mode}`);
   const live = await openLiveStream(ctx.sys, { members: accounts, queues: members - 1, senderConnections: opt(ctx, 'connections', 16), log: ctx.log });
+  const warmUp = opt(ctx, 'warmup', mode === 'burst' ? DEFAULT_BURST_WARM_UP : 0);
+  if (warmUp > 0) await warmUpSends(ctx, live, warmUp);
   let accepted = 0;
   const startedAt = new Map<number, number>();
+  const ackedAt = new Map<number, number>();
   const failures: Record<string, number> = {};
   const meter = await cpuMeter(ctx);
   const t0 = performance.now();
@@ -373,6 +481,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
     sends.push(
       live.send(i).then(
         (r) => {
+          ackedAt.set(i, performance.now());
           if (r.status === 200) accepted++;
           else failures[String(r.status)] = (failures[String(r.status)] ?? 0) + 1;
         },
@@ -390,11 +499,15 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const wallMs = (delivered >= expected ? lastArrival : performance.now()) - t0;
   await live.close();
   ctx.log(`${mode}: ${delivered}/${expected} deliveries in ${Math.round(wallMs)} ms`);
+  const hops = live.traces.length > 0 ? hopSummaries(live, startedAt, ackedAt) : undefined;
+  for (const [hop, h] of Object.entries(hops ?? {})) {
+    ctx.log(`hop ${hop.padEnd(44)} n ${String(h.count).padStart(6)}  p50 ${h.p50.toFixed(2).padStart(8)}  p90 ${h.p90.toFixed(2).padStart(8)}  p99 ${h.p99.toFixed(2).padStart(8)} ms`);
+  }
   const msgsPerS = round((n / wallMs) * 1000, 0);
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
-  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}`;
+  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warmUp > 0 ? ` (after ${warmUp} warm-up sends)` : ''}`;
   const headlines: Headline[] = [
     ...(mode === 'paced'
       ? [
@@ -417,6 +530,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       mode,
       members,
       messages: n,
+      warm_up_sends: warmUp,
       rate: mode === 'paced' ? rate : 'max',
       delivered,
       expected,
@@ -429,6 +543,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       cpu_ms_per_delivery: c.perDeliveryMs,
       cpu_ms_per_delivery_net_of_idle: c.netPerDeliveryMs,
       cpu_us_per_delivery_by_service: c.byServiceUs,
+      ...(hops ? { hops } : {}),
       ejabberd: peer.peer ?? { skipped: peer.skipped },
     },
   };

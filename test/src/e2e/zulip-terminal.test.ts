@@ -2,7 +2,7 @@
  * zulip-terminal (the Zulip project's terminal client, unmodified) driven under tmux against a
  * running system, as a person would use it: it starts and draws the stream list and the Users
  * panel with the people present, reads a stream, sends a stream message and a direct message
- * (the recipient hears the typing), and quits cleanly.
+ * (the recipient hears the typing), shows a poll and its votes, and quits cleanly.
  *
  * Needs the client checkout, Debian's Python packages it imports, and tmux (.ci/run installs
  * them); skipped with the reason otherwise. Each run has its own tmux server socket, killed at
@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startSystem } from '../harness.js';
+import { startSystem, type Account } from '../harness.js';
 import { lastStderrLine, PYTHON, PYTHON_ZULIP_DIR, ZULIP_TERMINAL_DIR } from '../real-clients.js';
 import { QueuePoller, type ClientEvent } from './events-support.js';
 
@@ -113,6 +113,39 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
   // Quitting: ^C without a confirmation (exit_confirmation=disabled). The client gives its
   // queue back and ends; its exit status is always 1 (a `finally: sys.exit(1)` in its main),
   // so "no crash report and no traceback log" is what a clean exit looks like.
+  await keys('C-c');
+  await see('the client ended', 'ZT-EXIT=');
+  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
+  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+});
+
+t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast meanwhile updates it', { skip: skip ?? false }, async (t) => {
+  // The client draws a /poll message from its submessages (widget, then votes), not from its
+  // text, and folds in the `submessage` events that votes send.
+  const sys = await startSystem(t);
+  const { hamlet, othello, desdemona } = sys.people;
+  const unique = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+  await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Platform' }], principals: [hamlet.user_id, othello.user_id, desdemona.user_id] });
+  const poll = await sys.client(othello).post('/messages', { type: 'stream', to: 'Platform', topic: 'watch', content: `/poll Who is there ${unique}?\n- Bernardo\n- Francisco\n- Horatio` });
+  t.equal(poll.status, 200, 'the poll is sent');
+  const vote = (who: Account, option: number) =>
+    sys.client(who).post('/submessage', { message_id: poll.body.id as number, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: `canned,${option}`, vote: 1 }) });
+  t.equal((await vote(desdemona, 0)).status, 200, 'a vote before the client starts');
+
+  const { see, keys, type, screen, clientLogs } = await launchClient(t, sys.baseUrl, hamlet, unique);
+  await see('the stream list', '# Platform');
+  await keys('q');
+  await type('Platform');
+  await keys('Enter', 'Enter');
+  await see('the poll with its question, options and the vote so far', 'Poll', `Who is there ${unique}?`, '[ 1 ] Bernardo', '[ 0 ] Francisco', '[ 0 ] Horatio');
+  t.equal((await vote(othello, 2)).status, 200, 'a vote while the client runs');
+  await see("the other vote, from its submessage event", '[ 1 ] Bernardo', '[ 1 ] Horatio');
+
+  // Quitting while the client's presence thread redraws makes that thread throw (see the
+  // newcomer run below): wait for its first ping, and a moment for the redraw.
+  const present = async () => (await sys.client(othello).get(`/users/${hamlet.user_id}/presence`)).status === 200;
+  for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 1500));
   await keys('C-c');
   await see('the client ended', 'ZT-EXIT=');
   t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');

@@ -21,8 +21,8 @@ import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { eventJson } from '@zc/shared/bus';
-import { ClientNotify, eventsInbox } from '@zc/shared/contracts';
-import { ORIGIN_HEADER, TXID_HEADER } from '@zc/shared/outbox';
+import { ClientNotify, eventsInbox, type WakeAppended } from '@zc/shared/contracts';
+import { ORIGIN_HEADER, TRACE_READ_HEADER, TXID_HEADER } from '@zc/shared/outbox';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
@@ -35,6 +35,11 @@ const durableOf = (term: number) => `${DURABLE_PREFIX}_${term}`;
 /** Inbox events applied together: one script call per touched queue per batch. */
 const MAX_BATCH = 500;
 const FILTER_CACHE_SIZE = 200_000;
+/**
+ * Event JSON a wake carries at most (see wakeAppended): every gateway parses every wake, and
+ * a poll answered from it saves only one Redis read, so large batches are read as before.
+ */
+const WAKE_APPENDED_MAX_CHARS = 64 * 1024;
 /** Users and realms whose index the appender keeps a copy of at most (then it starts over). */
 const INDEX_CACHE_SIZE = 200_000;
 
@@ -50,7 +55,13 @@ interface Note {
   origin: string;
   txid: string;
   notify: ClientNotify;
+  /** With ZC_DELIVERY_TRACE: when the relay read it and this replica received it (wall-clock ms). */
+  trace?: { relayRead: number; received: number };
 }
+
+const wallClockMs = () => performance.timeOrigin + performance.now();
+/** With ZC_DELIVERY_TRACE: when each inbox message reached this replica (wall-clock ms). */
+const receivedAt = new WeakMap<JsMsg, number>();
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
@@ -64,6 +75,39 @@ const ELECT_EVERY_MS = 1_000;
  * restart point of a successor, and the inbox acknowledgement, wait.
  */
 const CURSOR_LINGER_MS = 50;
+
+/**
+ * The events a wake carries (EventsBroadcast `appended`): for each queue that took every event
+ * routed to it (none skipped as already applied or already in its /register state, so its new
+ * ids are the `count` just up to its newest), the first id and its events, each distinct
+ * event's JSON once. Undefined when no queue qualifies within WAKE_APPENDED_MAX_CHARS.
+ */
+export function wakeAppended(
+  perQueue: ReadonlyMap<string, readonly QueuedEvent[]>,
+  appended: ReadonlyMap<string, number>,
+  newestIds: ReadonlyMap<string, number>,
+): WakeAppended | undefined {
+  const json: string[] = [];
+  const indexOf = new Map<QueuedEvent, number>();
+  const queues: Record<string, number[]> = {};
+  let chars = 0;
+  let any = false;
+  for (const [queueId, list] of perQueue) {
+    const newest = newestIds.get(queueId);
+    if (newest === undefined || list.length === 0 || appended.get(queueId) !== list.length) continue;
+    const fresh = list.filter((e) => !indexOf.has(e));
+    const more = fresh.reduce((n, e) => n + e.json.length, 0);
+    if (chars + more > WAKE_APPENDED_MAX_CHARS) continue;
+    chars += more;
+    for (const e of fresh) {
+      indexOf.set(e, json.length);
+      json.push(e.json);
+    }
+    queues[queueId] = [newest - list.length + 1, ...list.map((e) => indexOf.get(e) as number)];
+    any = true;
+  }
+  return any ? { json, queues } : undefined;
+}
 
 export class Appender {
   private readonly token = randomUUID();
@@ -82,6 +126,10 @@ export class Appender {
    * the generation moved, and at the start of each consumer session.
    */
   private indexes?: QueueIndexes;
+  /** Filter classes (see queueClass): by settings object, and by signature. */
+  private readonly classOfSettings = new WeakMap<QueueSettings, number>();
+  private readonly classIds = new Map<string, number>();
+  private nextClassId = 0;
 
   constructor(
     private readonly deps: EventsDeps,
@@ -202,6 +250,7 @@ export class Appender {
     const pump = (async () => {
       try {
         for await (const m of messages) {
+          if (this.deps.config.deliveryTrace) receivedAt.set(m, wallClockMs());
           buffered.push(m);
           kick?.();
         }
@@ -298,7 +347,8 @@ export class Appender {
         log.error({ seq: m.seq }, 'malformed client event dropped');
         continue;
       }
-      notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify });
+      const trace = config.deliveryTrace ? { relayRead: Number(m.headers?.get(TRACE_READ_HEADER) ?? 0), received: receivedAt.get(m) ?? 0 } : undefined;
+      notes.push({ seq: m.seq, storedMs: m.info.timestampNanos / 1e6, origin: m.headers?.get(ORIGIN_HEADER) ?? '', txid: m.headers?.get(TXID_HEADER) ?? '', notify, ...(trace ? { trace } : {}) });
     }
     const limits = { maxEvents: config.maxEventsPerQueue, maxBytes: config.maxEventBytesPerQueue };
     const routed = await this.route(notes);
@@ -335,7 +385,7 @@ export class Appender {
         }
       }
     }
-    this.hub.broadcastWake(wake);
+    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined, config.deliveryTrace ? wallClockMs() : undefined);
     for (const n of notes) if (isRealmDeactivation(n.notify)) this.dropQueuesSoon(n.notify);
     if (this.onDelivered) {
       const now = Date.now();
@@ -408,23 +458,22 @@ export class Appender {
     for (const note of notes) {
       const { notify } = note;
       const given = new Set<string>();
-      // Queues with equal settings and flags get byte-equal events: each variant is serialised
-      // once, and its QueuedEvent objects are shared, so the append sends them once (APPEND).
-      const variants = new Map<string, QueuedEvent[]>();
+      // Whether a queue takes this event, and the events it then gets, depend only on its
+      // filter class (queueClass), the recipient's flags and whether it is the sending queue:
+      // decided once per class and flags, and each variant serialised once, its QueuedEvent
+      // objects shared so that the append sends them once (APPEND). null: not accepted.
+      const variants = new Map<string, QueuedEvent[] | null>();
       const give = (queueId: string, s: QueueSettings, flags: readonly string[] | undefined) => {
-        if (given.has(queueId) || !queueAccepts(s, notify.event, flags ?? [])) return;
-        given.add(queueId);
+        if (given.has(queueId)) return;
         const isSenderQueue = notify.sender_queue_id === queueId;
-        const nullSettings = s.capabilities.notification_settings_null === true;
-        const bulk = s.capabilities.bulk_message_deletion === true;
-        const key = `${s.applyMarkdown}|${s.clientGravatar}|${nullSettings}|${bulk}|${isSenderQueue}|${flags?.join(',') ?? '-'}`;
-        let events = variants.get(key);
+        const key = isSenderQueue ? undefined : `${this.queueClass(s)}|${flags?.join(',') ?? '-'}`;
+        let events = key === undefined ? undefined : variants.get(key);
         if (events === undefined) {
-          const event = finaliseForQueue(notify, { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: nullSettings }, flags);
-          // Events split from one inbox entry share its seq: the append script applies them together.
-          events = splitForQueue(event, bulk).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
-          if (!isSenderQueue) variants.set(key, events);
+          events = queueAccepts(s, notify.event, flags ?? []) ? this.eventsFor(note, queueId, s, flags) : null;
+          if (key !== undefined) variants.set(key, events);
         }
+        if (events === null) return;
+        given.add(queueId);
         let list = perQueue.get(queueId);
         if (!list) perQueue.set(queueId, (list = []));
         for (const e of events) list.push(e);
@@ -447,6 +496,33 @@ export class Appender {
     }
     await Promise.all([...dead].map(([queueId, owner]) => store.removeFromIndexes(queueId, owner)));
     return { perQueue, generation: indexes.generation, cached };
+  }
+
+  /** A note's events as queue `queueId` stores them (events split from one inbox entry share its seq). */
+  private eventsFor(note: Note, queueId: string, s: QueueSettings, flags: readonly string[] | undefined): QueuedEvent[] {
+    const view = { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: s.capabilities.notification_settings_null === true };
+    const event = finaliseForQueue(note.notify, view, flags);
+    if (note.trace) event.zc_trace = { relay_read: note.trace.relayRead, stored: note.storedMs, received: note.trace.received, routed: wallClockMs() };
+    return splitForQueue(event, s.capabilities.bulk_message_deletion === true).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
+  }
+
+  /**
+   * A small number naming everything of a queue's settings that decides which events it takes
+   * and their form (event_types, narrow, apply_markdown, client_gravatar, capabilities): queues
+   * of one class get byte-equal events. Worked out once per settings object (they are cached).
+   */
+  private queueClass(s: QueueSettings): number {
+    let id = this.classOfSettings.get(s);
+    if (id === undefined) {
+      const signature = JSON.stringify([s.eventTypes, s.narrow, s.applyMarkdown, s.clientGravatar, s.capabilities]);
+      id = this.classIds.get(signature);
+      if (id === undefined) {
+        if (this.classIds.size >= FILTER_CACHE_SIZE) this.classIds.clear();
+        this.classIds.set(signature, (id = this.nextClassId++));
+      }
+      this.classOfSettings.set(s, id);
+    }
+    return id;
   }
 
   private async settingsOf(queueIds: readonly string[]): Promise<Map<string, QueueSettings>> {

@@ -304,15 +304,17 @@ export class QueueStore {
    * `append`, and in the same pipeline (one round trip) the registry cursor moved to
    * `cursor.seq`: the appender moves it past a batch it has already applied everywhere
    * while it appends the next one (see Appender). Without `cursor`, only the appends.
-   * `generation`: the index generation as Redis has it just before the appends.
+   * `generation`: the index generation as Redis has it just before the appends. `newestIds`:
+   * the id of each queue's newest event, for the queues that got some.
    */
   async appendAndAdvance(
     perQueue: ReadonlyMap<string, readonly QueuedEvent[]>,
     limits: { maxEvents: number; maxBytes: number },
     term: number,
     cursor?: { epoch: string; seq: number },
-  ): Promise<{ appended: Map<string, number>; cursor?: CursorMove; generation: IndexGeneration }> {
+  ): Promise<{ appended: Map<string, number>; newestIds: Map<string, number>; cursor?: CursorMove; generation: IndexGeneration }> {
     const appended = new Map<string, number>();
+    const newestIds = new Map<string, number>();
     const p = this.redis.pipeline() as unknown as Scripted & { get(key: string): unknown; exec(): Promise<Array<[Error | null, unknown]> | null> };
     p.get(this.indexGenerationKey);
     if (cursor) p.zcEvqAdvanceCursor(this.registryKey, cursor.epoch, cursor.seq, term);
@@ -331,9 +333,13 @@ export class QueueStore {
     const first = cursor ? 2 : 1;
     calls.forEach((call, i) => {
       const results = reply(first + i) as unknown[];
-      call.queueIds.forEach((id, j) => appended.set(id, Number(results[j])));
+      call.queueIds.forEach((id, j) => {
+        const n = Number(results[j * 2]);
+        appended.set(id, n);
+        if (n > 0) newestIds.set(id, Number(results[j * 2 + 1]));
+      });
     });
-    return cursor ? { appended, cursor: cursorMove(Number(reply(1))), generation } : { appended, generation };
+    return cursor ? { appended, newestIds, cursor: cursorMove(Number(reply(1))), generation } : { appended, newestIds, generation };
   }
 }
 

@@ -31,13 +31,14 @@ export const UNPOLLED_BYTES_SHARE = 16;
  * applied seq are skipped (a redelivery after a leader change); events the queue's /register
  * state already holds are dropped. Returns the number appended, -1 for a dead queue, -2 when
  * this append overflowed it (more events, or more bytes of event JSON, than the limits), -3
- * when the caller is fenced off.
+ * when the caller is fenced off; and the id of the queue's newest event (0 unless some were
+ * appended: they are the ids just below it, since the script runs alone).
  */
 const APPEND_FUNCTION = `
 local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
 local function appendEvents(term, maxEvents, maxBytes, events)
-  if state() ~= 'ok' then return -1 end
-  if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3 end
+  if state() ~= 'ok' then return -1, 0 end
+  if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3, 0 end
   redis.call('HSET', meta, 'term', term)
   local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
   local newestSeq, appended = lastSeq, 0
@@ -61,9 +62,10 @@ local function appendEvents(term, maxEvents, maxBytes, events)
   if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
     redis.call('HSET', meta, 'overflowed', '1')
     redis.call('DEL', stream)
-    return -2
+    return -2, 0
   end
-  return appended
+  if appended == 0 then return 0, 0 end
+  return appended, tonumber(redis.call('HGET', meta, 'next_id')) - 1
 end
 `;
 
@@ -74,7 +76,7 @@ end
  * most of Redis's parsing). KEYS: meta and stream of each queue, in turn. ARGV: leader term,
  * max events, max bytes; the number of events, then per event its JetStream seq, origin, txid
  * and JSON; then per queue one argument, the 1-based numbers of its events, comma-separated,
- * in order. Returns each queue's result, in order. Like MEMBERS_OF_MANY it spans many cluster
+ * in order. Returns each queue's result and newest id, in turn (two values per queue). Like MEMBERS_OF_MANY it spans many cluster
  * slots: one Redis, not a Cluster.
  *
  * PRELUDE's helpers read the queue's keys from its meta and stream locals (upvalues), so
@@ -92,7 +94,7 @@ for q = 1, #KEYS / 2 do
   meta, stream = KEYS[q * 2 - 1], KEYS[q * 2]
   local events = {}
   for n in string.gmatch(ARGV[4 + nEvents * 4 + q], '%d+') do events[#events + 1] = all[tonumber(n)] end
-  out[q] = appendEvents(term, maxEvents, maxBytes, events)
+  out[q * 2 - 1], out[q * 2] = appendEvents(term, maxEvents, maxBytes, events)
 end
 return out
 `;

@@ -84,6 +84,49 @@ t.test('poll hubs on two gateways', async (t) => {
     t.equal(a.parkedCount, 0);
   });
 
+  t.test('a wake carrying the appended events answers a parked poll from them, without reading the queue', async (t) => {
+    const q = await newQueue();
+    const first = a.getEvents(ask(q));
+    await untilParked(q, a);
+    const batch = [1, 2].map((k) => ({ seq: ++seq, origin: '', txid: '', json: JSON.stringify({ type: 'drafts', n: k }) }));
+    await store.append(new Map([[q, batch]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    // Text other than the queue's shows where the answer came from.
+    waker.broadcastWake([q], { json: ['{"type":"drafts","n":1,"from":"wake"}', '{"type":"drafts","n":2,"from":"wake"}'], queues: { [q]: [0, 0, 1] } });
+    const r = await first;
+    t.same(events(r), [{ id: 0, type: 'drafts', n: 1, from: 'wake' }, { id: 1, type: 'drafts', n: 2, from: 'wake' }]);
+    t.equal((r as PollReply).queue_id, q);
+    for (let i = 0; i < 200 && (await parkedOn(q)) !== ''; i++) await sleep(10);
+    t.equal(await parkedOn(q), '', 'the park is released as a re-read would have');
+
+    // Events that do not follow last_event_id (a wake was lost in between): the queue is read.
+    const second = a.getEvents(ask(q, 1));
+    await untilParked(q, a);
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: '{"type":"drafts","n":3}' }, { seq: ++seq, origin: '', txid: '', json: '{"type":"drafts","n":4}' }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    waker.broadcastWake([q], { json: ['{"type":"drafts","n":4,"from":"wake"}'], queues: { [q]: [3, 0] } });
+    t.same(events(await second), [{ id: 2, type: 'drafts', n: 3 }, { id: 3, type: 'drafts', n: 4 }], 'both, from Redis');
+  });
+
+  t.test('traced (ZC_DELIVERY_TRACE): a woken poll answers when the wake was sent, heard and answered', async (t) => {
+    const traced = new PollHub({ bus: busA, store: new PollStore(redis, env.prefix), log, heartbeatMs: () => 60_000, trace: true });
+    traced.start();
+    t.teardown(() => traced.stop());
+    const q = await newQueue();
+    const parked = traced.getEvents(ask(q));
+    await untilParked(q, traced);
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: '{"type":"drafts"}' }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    const sentAt = performance.timeOrigin + performance.now();
+    waker.broadcastWake([q], undefined, sentAt);
+    const r = (await parked) as PollReply;
+    const [sent, heard, ready] = (r.trace ?? '').split(',').map(Number);
+    t.equal(sent, sentAt);
+    t.ok(heard !== undefined && ready !== undefined && sentAt <= heard && heard <= ready, 'heard after it was sent, answered after that');
+    t.same(events(r).map((e) => e.id), [0]);
+    const untraced = a.getEvents(ask(q, 0));
+    await untilParked(q, a);
+    await deliver(q);
+    t.equal(((await untraced) as PollReply).trace, undefined, 'a hub without trace adds none');
+  });
+
   t.test('a newer poll ends the older one, on the same gateway and on the other', async (t) => {
     const q = await newQueue();
     const first = a.getEvents(ask(q));

@@ -230,8 +230,11 @@ t.test('queue store', async (t) => {
     t.equal(r.cursor, 'ok');
     t.same(await store.readRegistry(), { epoch: 'epoch-m', cursor: 7 });
     t.match(await store.appendAndAdvance(new Map(), { maxEvents: 100, maxBytes: 1 << 20 }, 1, { epoch: 'epoch-other', seq: 8 }), { appended: new Map(), cursor: 'reset' });
-    const unmoved = await store.appendAndAdvance(new Map([[q, [ev(2, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
-    t.same(unmoved.appended, new Map([[q, 1]]));
+    const unmoved = await store.appendAndAdvance(new Map([[q, [ev(2, ''), ev(3, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.same(unmoved.appended, new Map([[q, 2]]));
+    t.same(unmoved.newestIds, new Map([[q, 2]]), 'the newest id of the queue: its events are 1 and 2');
+    const skipped = await store.appendAndAdvance(new Map([[q, [ev(3, '')]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.same([skipped.appended, skipped.newestIds], [new Map([[q, 0]]), new Map()], 'nothing appended: no newest id');
     t.notOk('cursor' in unmoved, 'no move asked: none made');
     await store.deleteRegistry();
   });

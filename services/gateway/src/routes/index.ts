@@ -43,6 +43,7 @@ import userPresenceRoutes from './api/v1/users/presence.js';
 import realmPresenceRoutes from './api/v1/realm/presence.js';
 import userGroupsRoutes from './api/v1/user_groups/index.js';
 import typingRoutes from './api/v1/typing.js';
+import submessageRoutes from './api/v1/submessage.js';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
   const v1 = (path: string) => ({ prefix: `/api/v1${path}` });
@@ -86,4 +87,5 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(realmPresenceRoutes, v1('/realm/presence'));
   await app.register(userGroupsRoutes, v1('/user_groups'));
   await app.register(typingRoutes, v1('/typing'));
+  await app.register(submessageRoutes, v1('/submessage'));
 }

@@ -18,6 +18,7 @@ import {
   type StreamTarget,
 } from '../lib/message-input.js';
 import { privateDisplayRecipient, toDisplayUser, toEventMessage, type SenderView } from '../lib/message-view.js';
+import { widgetSubmessage } from '../lib/widget.js';
 import { RENDERER_VERSION } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import { RECIPIENT_HUDDLE, RECIPIENT_PERSONAL, readModelStore, type RealmRow, type SendContextRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
@@ -247,6 +248,9 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     has_attachment: rendered.has_attachment,
   };
   const { id: _placeholder, ...event } = toEventMessage({ ...message, id: 0 }, senderView(senderRow), displayRecipient, realm.subdomain, topicLinks);
+  // A widget's first submessage carries the message id, which the writer fills in.
+  const widget = widgetSubmessage({ id: 0, sender_id: actor.user_id, content });
+  if (widget) event.submessages = [{ ...widget }];
   return writer.submit({
     message,
     recipients: userIds.map((id) => ({ id, flags: flagsOf(id) })),

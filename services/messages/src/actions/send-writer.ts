@@ -75,7 +75,7 @@ function notifyPayload(realmId: number, s: PreparedSend, id: number) {
       const flags = r.flags === 0 ? [] : flagNames(r.flags);
       return flags.length > 0 ? { id: r.id, flags } : r.id;
     }),
-    event: { type: 'message', message: { ...s.event, id } },
+    event: { type: 'message', message: { ...s.event, id, submessages: s.event.submessages.map((sm) => (sm.message_id === 0 ? { ...sm, id, message_id: id } : sm)) } },
     ...(s.senderQueueId !== undefined ? { sender_queue_id: s.senderQueueId } : {}),
     ...(s.localId !== undefined ? { local_id: s.localId } : {}),
     ...(s.publicStream ? { public_stream: true } : {}),
@@ -140,7 +140,9 @@ async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: nu
  */
 async function writeBatch(deps: MessagesDeps, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
   const realmId = sends[0]?.message.realm_id as number;
-  if (sends.every((s) => s.idempotencyKey === undefined)) return writeSimpleBatch(deps, realmId, version, sends);
+  // The one-statement write patches only the message's own id into its event; a widget's
+  // submessage carries it too, so a batch with one takes the path that knows ids first.
+  if (sends.every((s) => s.idempotencyKey === undefined && s.event.submessages.length === 0)) return writeSimpleBatch(deps, realmId, version, sends);
   return transaction(deps.pool, async (tx) => {
     // This transaction holds the realm's send lock: if its process is paused or stalls between
     // statements, every send of the realm (on every replica) waits until PostgreSQL ends it.

@@ -5,6 +5,7 @@ import { checkDeleteMessage } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
+import { checkAddSubmessage } from '../actions/submessages.js';
 import { doSyncStream } from '../actions/read-model.js';
 import { renderPreview } from '../actions/render-message.js';
 import { checkSendMessage } from '../actions/send-message.js';
@@ -52,6 +53,10 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   });
   bus.serve(messagesRpc.removeReaction, async (r) => {
     await checkRemoveReaction(deps, r);
+    return {};
+  });
+  bus.serve(messagesRpc.addSubmessage, async (r) => {
+    await checkAddSubmessage(deps, r);
     return {};
   });
   bus.serve(messagesRpc.streamTopics, async (r) => ({ topics: await listStreamTopics(deps, r.actor, r.stream_id) }));

@@ -5,6 +5,8 @@ import { privateDisplayRecipient, toApiReaction, toDisplayUser, toEventMessage, 
 import type { TopicLink } from '../lib/render.js';
 import type { MessageRow } from '../store/message-store.js';
 import { reactionStore, type ReactionRow } from '../store/reaction-store.js';
+import { submessageStore } from '../store/submessage-store.js';
+import { widgetSubmessage, type Submessage } from '../lib/widget.js';
 import { directoryRows, readModelStore, type UserRow } from '../store/read-model-store.js';
 
 const unknownUser = (id: number): UserRow => ({
@@ -36,11 +38,12 @@ export async function hydrateMessages(
   const streamIds = [...new Set(rows.flatMap((r) => (r.stream_id === null ? [] : [r.stream_id])))];
   // Independent lookups go out together (on separate pool connections): a page of history
   // waits for one round trip here instead of three.
-  const [recipients, senders, streamRows, reactions] = await Promise.all([
+  const [recipients, senders, streamRows, reactions, submessages] = await Promise.all([
     readModelStore.recipientsByIds(q, privateRecipientIds),
     directoryRows.usersByIds(q, realmId, [...new Set(rows.map((r) => r.sender_id))]),
     readModelStore.streamsByIds(q, streamIds),
     reactionStore.ofMessages(q, rows.map((r) => r.id)),
+    submessageStore.ofMessages(q, rows.map((r) => r.id)),
   ]);
   const recipientById = new Map(recipients.map((r) => [r.id, r]));
   const users = new Map(senders.map((u) => [u.id, u]));
@@ -50,6 +53,12 @@ export async function hydrateMessages(
     let list = reactionsOf.get(r.message_id);
     if (!list) reactionsOf.set(r.message_id, (list = []));
     list.push(r);
+  }
+  const submessagesOf = new Map<number, Submessage[]>();
+  for (const s of submessages) {
+    let list = submessagesOf.get(s.message_id);
+    if (!list) submessagesOf.set(s.message_id, (list = []));
+    list.push(s);
   }
   for (const u of await directoryRows.usersByIds(q, realmId, others)) users.set(u.id, u);
   const streams = new Map(streamRows.map((s) => [s.id, s]));
@@ -65,6 +74,8 @@ export async function hydrateMessages(
     }
     const out = toEventMessage(m, sender, display, realmStr, m.stream_id === null ? [] : topicLinks(m.topic));
     out.reactions = (reactionsOf.get(m.id) ?? []).map((r) => toApiReaction(r, user(r.user_id)));
+    const widget = widgetSubmessage(m);
+    out.submessages = [...(widget ? [widget] : []), ...(submessagesOf.get(m.id) ?? [])].map((s) => ({ ...s }));
     return out;
   });
 }

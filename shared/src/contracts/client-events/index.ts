@@ -86,6 +86,12 @@ const reactionFields = {
 export const ReactionAddEvent = Type.Object({ ...base('reaction'), op: Type.Literal('add'), ...reactionFields }, strict);
 export const ReactionRemoveEvent = Type.Object({ ...base('reaction'), op: Type.Literal('remove'), ...reactionFields }, strict);
 
+/** A submessage added to a widget message (POST /submessage): a poll vote, a todo task. */
+export const SubmessageEvent = Type.Object(
+  { ...base('submessage'), msg_type: Type.String(), content: Type.String(), message_id: Type.Integer(), sender_id: Type.Integer(), submessage_id: Type.Integer() },
+  strict,
+);
+
 /** Zulip's `attachment` events, to the owner only, with the realm's space used in bytes. */
 export const AttachmentAddEvent = Type.Object({ ...base('attachment'), op: Type.Literal('add'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
 export const AttachmentUpdateEvent = Type.Object({ ...base('attachment'), op: Type.Literal('update'), attachment: Attachment, upload_space_used: Type.Integer() }, strict);
@@ -106,6 +112,7 @@ export type TypingStartEvent = Static<typeof TypingStartEvent>;
 export type TypingStopEvent = Static<typeof TypingStopEvent>;
 export type ReactionAddEvent = Static<typeof ReactionAddEvent>;
 export type ReactionRemoveEvent = Static<typeof ReactionRemoveEvent>;
+export type SubmessageEvent = Static<typeof SubmessageEvent>;
 
 /** Schemas by `type` or `type/op`, for checking any delivered event. */
 export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
@@ -127,6 +134,7 @@ export const CLIENT_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   'typing/stop': TypingStopEvent,
   'reaction/add': ReactionAddEvent,
   'reaction/remove': ReactionRemoveEvent,
+  submessage: SubmessageEvent,
   'attachment/add': AttachmentAddEvent,
   'attachment/update': AttachmentUpdateEvent,
   'attachment/remove': AttachmentRemoveEvent,

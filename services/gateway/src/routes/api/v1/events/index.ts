@@ -19,7 +19,7 @@ import { params } from '../../../../plugins/params.js';
  */
 export default async function eventsRoutes(app: FastifyInstance) {
   const { bus, log, redis, config, gateway, metrics } = app.deps;
-  const hub = new PollHub({ bus, store: new PollStore(redis, config.redisPrefix), log, heartbeatMs: gateway.heartbeatMs });
+  const hub = new PollHub({ bus, store: new PollStore(redis, config.redisPrefix), log, heartbeatMs: gateway.heartbeatMs, trace: config.deliveryTrace });
   hub.start();
   // On shutdown parked polls answer `events: []` at once (nothing is lost: events are
   // acknowledged only by the client's next last_event_id), instead of holding the close.
@@ -50,6 +50,8 @@ export default async function eventsRoutes(app: FastifyInstance) {
       (leave) => response.raw.once('close', () => !response.raw.writableFinished && leave()),
     );
     if (reply === UNEXPECTED) return answer(request, response, await (check as CredentialCheck).recheck(), null);
+    // The gateway's hops (see PollReply.trace), and when the answer went to be written.
+    if (reply.trace) void response.header('x-zc-trace', `${reply.trace},${performance.timeOrigin + performance.now()}`);
     // The events are JSON text from the queue and go out as it; only a request with
     // parameters to report as ignored takes the envelope's object path.
     if (request.ignoredParams) {

@@ -41,9 +41,9 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
       if (ping === 'stored') return sendSuccessMembers(request, reply, []);
       return success(await usersService());
     }
-    // The ping and the read go out together, in that order on one connection, so the answer
-    // waits for one Redis round trip rather than two and still includes this ping. The read
-    // is used only once the ping found the credentials unchanged.
+    // The ping and the read go out together, in that order in one write (the store's turn
+    // batch), so the answer waits for one Redis round trip rather than two and still includes
+    // this ping. The read is used only once the ping found the credentials unchanged.
     const [ping, modern] = await Promise.all([storeSteadyPing(store, actor, reported, check), modernPresenceFromStore(reader, actor, fetch)]);
     if (ping === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
     if (ping === 'for-users-service') return success(await usersService());
