@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { startSystem, type Account } from '../harness.js';
+import { startSystem, type Account, type System } from '../harness.js';
 import { lastStderrLine, PYTHON, PYTHON_ZULIP_DIR, ZULIP_TERMINAL_DIR } from '../real-clients.js';
 import { QueuePoller, type ClientEvent } from './events-support.js';
 
@@ -41,7 +41,8 @@ function missing(): string | undefined {
 
 const skip = missing();
 
-t.setTimeout(90_000);
+// Three runs of a real client, each starting its own system: minutes on a loaded machine.
+t.setTimeout(240_000);
 
 t.test('zulip-terminal: start, people present, read a stream, send, direct message with typing, quit', { skip: skip ?? false }, async (t) => {
   const sys = await startSystem(t);
@@ -64,7 +65,7 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
     throw new Error('the event never reached Desdemona');
   };
 
-  const { see, keys, type, screen, clientLogs } = await launchClient(t, sys.baseUrl, hamlet, unique);
+  const { see, keys, type, quit } = await launchClient(t, sys, hamlet, unique);
 
   // ● is zulip-terminal's mark for an active user (idle ◒, offline ○).
   await see('the stream list, the Users panel with the people present, the newest message', '# Elsinore walls', '● Desdemona', '● Othello, the Moor', `Who is there ${unique}?`);
@@ -110,13 +111,7 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
   const contents = (sent.body.messages as Array<{ content: string; subject: string }>).map((m) => [m.subject, m.content]);
   t.same(contents.slice(-2), [['battlements', `<p>Nay, answer me ${unique}</p>`], ['', `<p>Get thee to a nunnery ${unique}</p>`]], 'both messages stored as sent');
 
-  // Quitting: ^C without a confirmation (exit_confirmation=disabled). The client gives its
-  // queue back and ends; its exit status is always 1 (a `finally: sys.exit(1)` in its main),
-  // so "no crash report and no traceback log" is what a clean exit looks like.
-  await keys('C-c');
-  await see('the client ended', 'ZT-EXIT=');
-  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
-  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+  await quit();
 });
 
 t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast meanwhile updates it', { skip: skip ?? false }, async (t) => {
@@ -132,7 +127,7 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
     sys.client(who).post('/submessage', { message_id: poll.body.id as number, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: `canned,${option}`, vote: 1 }) });
   t.equal((await vote(desdemona, 0)).status, 200, 'a vote before the client starts');
 
-  const { see, keys, type, screen, clientLogs } = await launchClient(t, sys.baseUrl, hamlet, unique);
+  const { see, keys, type, quit } = await launchClient(t, sys, hamlet, unique);
   await see('the stream list', '# Platform');
   await keys('q');
   await type('Platform');
@@ -141,19 +136,12 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   t.equal((await vote(othello, 2)).status, 200, 'a vote while the client runs');
   await see("the other vote, from its submessage event", '[ 1 ] Bernardo', '[ 1 ] Horatio');
 
-  // Quitting while the client's presence thread redraws makes that thread throw (see the
-  // newcomer run below): wait for its first ping, and a moment for the redraw.
-  const present = async () => (await sys.client(othello).get(`/users/${hamlet.user_id}/presence`)).status === 200;
-  for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
-  await new Promise((r) => setTimeout(r, 1500));
-  await keys('C-c');
-  await see('the client ended', 'ZT-EXIT=');
-  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
-  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+  await quit();
 });
 
 /** zulip-terminal started under its own tmux server for `who`, and the means to watch and drive it. */
-async function launchClient(t: Test, baseUrl: string, who: { email: string; api_key: string }, unique: string) {
+async function launchClient(t: Test, sys: System, who: { user_id: number; email: string; api_key: string }, unique: string) {
+  const baseUrl = sys.baseUrl;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zc-zterm-'));
   const rc = path.join(dir, 'zuliprc');
   writeFileSync(rc, `[api]\nemail=${who.email}\nkey=${who.api_key}\nsite=${baseUrl}\n\n[zterm]\nnotify=disabled\nautohide=no_autohide\nexit_confirmation=disabled\n`, { mode: 0o600 });
@@ -188,7 +176,32 @@ async function launchClient(t: Test, baseUrl: string, who: { email: string; api_
   const keys = (...k: string[]) => tmux('send-keys', '-t', 'zt', ...k);
   const type = (text: string) => tmux('send-keys', '-t', 'zt', '-l', text);
 
-  return { see, keys, type, screen, clientLogs };
+  /**
+   * Quits as someone would: ^C without a confirmation (exit_confirmation=disabled); the client
+   * gives its queue back and ends. Its threads (the presence pings, the event poll) redraw the
+   * screen after each answer, and one that does so while urwid shuts down throws, a race in the
+   * client, not an answer of ours. A person does not quit in that instant, so this waits for the
+   * client's presence ping to reach the server and for the screen to have stayed still for
+   * 2 s. The exit status is always 1 (a `finally: sys.exit(1)` in its main), so "no crash
+   * report and no traceback log" is what a clean exit looks like.
+   */
+  const quit = async () => {
+    const present = async () => (await sys.client(sys.people.iago).get(`/users/${who.user_id}/presence`)).status === 200;
+    for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
+    t.ok(await present(), "the client's presence ping reached the server");
+    let still = await screen();
+    for (let since = Date.now(), deadline = Date.now() + 20_000; Date.now() - since < 2000 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      const now = await screen();
+      if (now !== still) [still, since] = [now, Date.now()];
+    }
+    await keys('C-c');
+    await see('the client ended', 'ZT-EXIT=');
+    t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
+    t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+  };
+
+  return { see, keys, type, screen, clientLogs, quit };
 }
 
 t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'s message and the "general" stream', { skip: skip ?? false }, async (t) => {
@@ -220,7 +233,7 @@ t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'
     ((await sys.client(newcomer).get('/messages', { anchor: 'newest', num_before: 5, num_after: 0, narrow: [['stream', 'general']] })).body.messages as Array<{ sender_full_name: string; subject: string }>) ?? [];
   for (let i = 0; i < 100 && (await generalPosts()).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
   t.match((await generalPosts()).map((m) => [m.sender_full_name, m.subject]), [['Welcome Bot', 'greetings'], ['Welcome Bot', 'how topics work']], 'Welcome Bot has posted in "general"');
-  const { see, keys, type, screen, clientLogs } = await launchClient(t, sys.baseUrl, newcomer, unique);
+  const { see, keys, type, quit } = await launchClient(t, sys, newcomer, unique);
   await see('the welcome message and the "general" stream on the first screen', 'Welcome Bot', "I'm Welcome Bot", '# general');
   // Composing in a stream the client holds no message of crashes it (it builds the stream box
   // without a stream id), so a newcomer's first stream message needs "general" to have some.
@@ -237,16 +250,5 @@ t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'
   await keys('C-d');
   await see('the newcomer\'s first stream message', `Hello everyone ${unique}`, '# general ▶  introductions');
   await keys('Escape');
-  // The client reports presence from a thread of its own once started, and that thread redraws
-  // the Users panel with the answer; quitting while it does makes the thread throw as urwid
-  // shuts down (a race in the client, not an answer of ours). Someone starting it would not
-  // quit in that instant, so wait until the server has the ping, and a moment for the redraw.
-  const present = async () => (await sys.client(sys.people.iago).get(`/users/${newcomer.user_id}/presence`)).status === 200;
-  for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
-  t.ok(await present(), "the client's presence ping reached the server");
-  await new Promise((r) => setTimeout(r, 1500));
-  await keys('C-c');
-  await see('the client ended', 'ZT-EXIT=');
-  t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
-  t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+  await quit();
 });
