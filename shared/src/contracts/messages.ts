@@ -275,6 +275,30 @@ export const messagesRpc = {
     request: Type.Object({ actor: Actor, messages: Type.Array(Type.Integer()), op: Type.String(), flag: Type.String() }),
     reply: Type.Object({ messages: Type.Array(Type.Integer()) }),
   }),
+  /**
+   * POST /messages/flags/narrow (feature level 155): `anchor` as sent (an id, newest, oldest
+   * or first_unread), `narrow` as sent; the service checks both as GET /messages does.
+   */
+  updateFlagsForNarrow: rpc('messages.v1.update_flags_for_narrow', {
+    request: Type.Object({
+      actor: Actor,
+      anchor: Type.Union([Type.String(), Type.Number()]),
+      include_anchor: Type.Boolean(),
+      num_before: Type.Integer({ minimum: 0 }),
+      num_after: Type.Integer({ minimum: 0 }),
+      narrow: Narrow,
+      op: Type.String(),
+      flag: Type.String(),
+    }),
+    reply: Type.Object({
+      processed_count: Type.Integer(),
+      updated_count: Type.Integer(),
+      first_processed_id: Type.Union([Type.Integer(), Type.Null()]),
+      last_processed_id: Type.Union([Type.Integer(), Type.Null()]),
+      found_oldest: Type.Boolean(),
+      found_newest: Type.Boolean(),
+    }),
+  }),
   /** POST /mark_all_as_read (spec 4.3); `complete` false means the time limit ran out (partially_completed). */
   markAllAsRead: rpc('messages.v1.mark_all_as_read', {
     request: Type.Object({ actor: Actor }),

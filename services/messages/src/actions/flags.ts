@@ -9,7 +9,9 @@ import { transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
 import type { MessagesDeps } from '../deps.js';
 import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_FLAGS, isApiFlag, type FlagName } from '../lib/flags.js';
-import { accessMessage, viewerOf } from '../queries/get-messages.js';
+import { parseNarrow } from '../lib/narrow.js';
+import { accessMessage, fetchRange, firstUnreadId, parseAnchor, viewerOf } from '../queries/get-messages.js';
+import { overOwnRows, planNarrow } from '../queries/narrow-plan.js';
 import { streamAccessFor } from './read-model.js';
 import { messageStore } from '../store/message-store.js';
 import { readModelStore, type StreamRow } from '../store/read-model-store.js';
@@ -58,26 +60,101 @@ export function checkFlagChange(op: string, flag: string): { op: 'add' | 'remove
 }
 
 /**
- * POST /messages/flags. Messages the user may read but never received (a public stream's
- * history) get a `historical` row first, as Zulip does; any other unknown id fails the
- * whole request with "Invalid message(s)" and changes nothing. Returns the requested ids
- * (Zulip's response); the event lists only those whose flag actually changed.
+ * Sets or clears the flag on messages the actor may read, inside the caller's transaction,
+ * and queues the event. Messages the user may read but never received (a public stream's
+ * history) get a `historical` row first, as Zulip does; `checkAccess` false means the caller
+ * found the ids through the narrow planner, which already applied the access rules. Returns
+ * the ids whose flag changed.
+ */
+async function applyFlagChange(
+  tx: Queryable,
+  actor: Actor,
+  ids: readonly number[],
+  change: { op: 'add' | 'remove'; flag: FlagName },
+  checkAccess: boolean,
+): Promise<number[]> {
+  const { op, flag } = change;
+  const bit = FLAG_BITS[flag];
+  const existing = await messageStore.userFlags(tx, actor.user_id, ids);
+  const missing = ids.filter((id) => !existing.has(id));
+  if (checkAccess) for (const id of missing) await accessMessage(tx, viewerOf(actor), id);
+  const historicalFlags = op === 'add' ? HISTORICAL_FLAGS | bit : HISTORICAL_FLAGS & ~bit;
+  await messageStore.insertUserMessages(tx, missing.map(() => actor.user_id), missing, missing.map(() => historicalFlags));
+  const createdChanged = (HISTORICAL_FLAGS & bit) === (op === 'add' ? 0 : bit) ? missing : [];
+  const changed = await messageStore.changeFlag(tx, actor.user_id, ids.filter((id) => existing.has(id)), bit, op === 'add');
+  const all = [...changed, ...createdChanged].sort((a, b) => a - b);
+  await notifyFlagChange(tx, actor, op, flag, all);
+  return all;
+}
+
+/**
+ * POST /messages/flags. An id the user may not read fails the whole request with "Invalid
+ * message(s)" and changes nothing. Returns the requested ids (Zulip's response); the event
+ * lists only those whose flag actually changed.
  */
 export async function doUpdateFlags(deps: MessagesDeps, actor: Actor, messageIds: readonly number[], opRaw: string, flagRaw: string): Promise<number[]> {
-  const { op, flag } = checkFlagChange(opRaw, flagRaw);
-  const bit = FLAG_BITS[flag];
+  const change = checkFlagChange(opRaw, flagRaw);
   const ids = [...new Set(messageIds)];
-  await transaction(deps.pool, async (tx) => {
-    const existing = await messageStore.userFlags(tx, actor.user_id, ids);
-    const missing = ids.filter((id) => !existing.has(id));
-    for (const id of missing) await accessMessage(tx, viewerOf(actor), id);
-    const historicalFlags = op === 'add' ? HISTORICAL_FLAGS | bit : HISTORICAL_FLAGS & ~bit;
-    await messageStore.insertUserMessages(tx, missing.map(() => actor.user_id), missing, missing.map(() => historicalFlags));
-    const createdChanged = (HISTORICAL_FLAGS & bit) === (op === 'add' ? 0 : bit) ? missing : [];
-    const changed = await messageStore.changeFlag(tx, actor.user_id, ids.filter((id) => existing.has(id)), bit, op === 'add');
-    await notifyFlagChange(tx, actor, op, flag, [...changed, ...createdChanged].sort((a, b) => a - b));
-  });
+  await transaction(deps.pool, (tx) => applyFlagChange(tx, actor, ids, change, true));
   return messageIds as number[];
+}
+
+/** Zulip's MAX_MESSAGES_PER_UPDATE: the most messages one narrow update touches (one transaction). */
+export const MAX_MESSAGES_PER_NARROW_UPDATE = 5000;
+
+export interface NarrowFlagsRequest {
+  actor: Actor;
+  anchor: string | number;
+  include_anchor: boolean;
+  num_before: number;
+  num_after: number;
+  narrow: unknown;
+  op: string;
+  flag: string;
+}
+
+export interface NarrowFlagsReply {
+  processed_count: number;
+  updated_count: number;
+  first_processed_id: number | null;
+  last_processed_id: number | null;
+  found_oldest: boolean;
+  found_newest: boolean;
+}
+
+/**
+ * POST /messages/flags/narrow (Zulip's update_message_flags_in_narrow): the range GET
+ * /messages would return for the same anchor and narrow, clamped to
+ * MAX_MESSAGES_PER_NARROW_UPDATE, gets the flag in one transaction. For `read` the range is
+ * taken over the user's own rows: a message they never received is read already and cannot
+ * be unread (Zulip keeps unread messages to the user's own), so a stream's history is
+ * neither counted nor given rows. Other flags reach history, which gets rows as in
+ * POST /messages/flags.
+ */
+export async function doUpdateFlagsForNarrow(deps: MessagesDeps, r: NarrowFlagsRequest): Promise<NarrowFlagsReply> {
+  const change = checkFlagChange(r.op, r.flag);
+  if (r.num_before > 0 && r.num_after > 0 && !r.include_anchor) throw badRequest('The anchor can only be excluded at an end of the range');
+  const numBefore = Math.min(r.num_before, Math.max(MAX_MESSAGES_PER_NARROW_UPDATE - r.num_after, MAX_MESSAGES_PER_NARROW_UPDATE / 2));
+  const numAfter = Math.min(r.num_after, MAX_MESSAGES_PER_NARROW_UPDATE - numBefore);
+  const requested = parseAnchor(r.anchor, false);
+  const terms = parseNarrow(r.narrow);
+  await deps.directory.realmFor(r.actor);
+  const planned = await planNarrow(deps.pool, viewerOf(r.actor), terms);
+  const plan = change.flag === 'read' ? await overOwnRows(deps.pool, planned) : planned;
+  const anchor = requested === 'first_unread' ? await firstUnreadId(deps.pool, plan) : requested;
+  const { range, ids, updated } = await transaction(deps.pool, async (tx) => {
+    const range = await fetchRange(tx, plan, anchor, r.include_anchor, numBefore, numAfter, deps.settings.searchWindowIds);
+    const ids = range.rows.map((m) => m.id);
+    return { range, ids, updated: ids.length === 0 ? [] : await applyFlagChange(tx, r.actor, ids, change, false) };
+  });
+  return {
+    processed_count: ids.length,
+    updated_count: updated.length,
+    first_processed_id: ids[0] ?? null,
+    last_processed_id: ids[ids.length - 1] ?? null,
+    found_oldest: range.found_oldest,
+    found_newest: range.found_newest,
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Bus } from '@zc/shared/bus';
 import { messagesRpc, registerStateReply } from '@zc/shared/contracts';
 import { checkDeleteMessage } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
-import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags } from '../actions/flags.js';
+import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { checkAddSubmessage } from '../actions/submessages.js';
 import { doSyncStream } from '../actions/read-model.js';
@@ -34,6 +34,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   bus.serve(messagesRpc.getOne, (r) => getMessage(deps, r.actor, r.message_id, r.apply_markdown));
   bus.serve(messagesRpc.matchesNarrow, async (r) => ({ messages: await matchesNarrow(deps, r.actor, r.msg_ids, r.narrow) }));
   bus.serve(messagesRpc.updateFlags, async (r) => ({ messages: await doUpdateFlags(deps, r.actor, r.messages, r.op, r.flag) }));
+  bus.serve(messagesRpc.updateFlagsForNarrow, (r) => doUpdateFlagsForNarrow(deps, r));
   bus.serve(messagesRpc.markAllAsRead, async (r) => ({ complete: await doMarkAllAsRead(deps, r.actor) }));
   bus.serve(messagesRpc.markStreamAsRead, async (r) => {
     await doMarkStreamAsRead(deps, r.actor, r.stream_id);

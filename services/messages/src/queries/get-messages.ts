@@ -17,7 +17,7 @@ import type { MessageRow } from '../store/message-store.js';
 import { messageStore } from '../store/message-store.js';
 import { readModelStore } from '../store/read-model-store.js';
 import { hydrateMessages } from './hydrate.js';
-import { buildQuery, canReadWholeStream, planNarrow, SqlParams, type HitsScope, type NarrowPlan, type Viewer } from './narrow-plan.js';
+import { buildQuery, canReadWholeStream, overOwnRows, planNarrow, SqlParams, type HitsScope, type NarrowPlan, type Viewer } from './narrow-plan.js';
 
 /** Zulip's LARGER_THAN_MAX_MESSAGE_ID: the anchor `newest` stands for. */
 export const LARGER_THAN_MAX_MESSAGE_ID = 10000000000000000;
@@ -95,14 +95,10 @@ async function fetchScoped(q: Queryable, plan: NarrowPlan, bound: Bound, order: 
   return rows;
 }
 
-async function firstUnreadId(q: Queryable, plan: NarrowPlan): Promise<number> {
+export async function firstUnreadId(q: Queryable, plan: NarrowPlan): Promise<number> {
   // An unread message always has the reader's row, so the search runs over their rows (the
-  // partial unread index) even when the narrow reads a whole stream; same access rules.
-  const overRows: NarrowPlan =
-    plan.mode === 'user_messages'
-      ? plan
-      : { ...plan, mode: 'user_messages', excludedRecipients: await readModelStore.inaccessibleStreamRecipients(q, plan.viewer.realmId, plan.viewer.userId, plan.viewer.isGuest) };
-  const rows = await fetchRows(q, overRows, { op: '>=', id: 0 }, 'ASC', 1, `($flags & ${FLAG_BITS.read}) = 0`);
+  // partial unread index) even when the narrow reads a whole stream.
+  const rows = await fetchRows(q, await overOwnRows(q, plan), { op: '>=', id: 0 }, 'ASC', 1, `($flags & ${FLAG_BITS.read}) = 0`);
   return rows[0]?.id ?? LARGER_THAN_MAX_MESSAGE_ID;
 }
 
@@ -152,41 +148,68 @@ export async function listMessages(deps: MessagesDeps, r: ListRequest): Promise<
   // Independent reads go out together, each on its own pool connection.
   const [realm, plan] = await Promise.all([deps.directory.realmFor(r.actor), planNarrow(q, viewerOf(r.actor), terms)]);
   const anchor = requested === 'first_unread' ? await firstUnreadId(q, plan) : requested;
+  const range = await fetchRange(q, plan, anchor, r.include_anchor, r.num_before, r.num_after, deps.settings.searchWindowIds);
+  const messages = await renderForViewer(q, realm.subdomain, r.actor.realm_id, range.rows, plan.search, r, await topicLinker(deps, realm.id));
+  return {
+    anchor,
+    found_anchor: range.found_anchor,
+    found_oldest: range.found_oldest,
+    found_newest: range.found_newest,
+    history_limited: false,
+    messages,
+  };
+}
+
+export interface FetchedRange {
+  /** Oldest first. */
+  rows: FetchedRow[];
+  found_anchor: boolean;
+  found_oldest: boolean;
+  found_newest: boolean;
+}
+
+/**
+ * The rows of a narrow around an anchor (a message id), with what they prove about the ends
+ * of the narrow: GET /messages and POST /messages/flags/narrow select the same range.
+ */
+export async function fetchRange(
+  q: Queryable,
+  plan: NarrowPlan,
+  anchor: number,
+  includeAnchor: boolean,
+  numBeforeRequested: number,
+  numAfterRequested: number,
+  searchWindowIds: number,
+): Promise<FetchedRange> {
   const anchoredToLeft = anchor === 0;
   const anchoredToRight = anchor === LARGER_THAN_MAX_MESSAGE_ID;
-  const numBefore = anchoredToLeft ? 0 : r.num_before;
-  const numAfter = anchoredToRight ? 0 : r.num_after;
-
+  const numBefore = anchoredToLeft ? 0 : numBeforeRequested;
+  const numAfter = anchoredToRight ? 0 : numAfterRequested;
   // Zulip's limit_query_to_range: the anchor row rides with the "after" query (or the
   // "before" one when there is no after query), so at most two queries run.
   let before: FetchedRow[] = [];
   let after: FetchedRow[] = [];
   if (numBefore > 0 && numAfter > 0) {
     [before, after] = await Promise.all([
-      fetchRows(q, plan, { op: '<', id: anchor }, 'DESC', numBefore, undefined, deps.settings.searchWindowIds),
-      fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0), undefined, deps.settings.searchWindowIds),
+      fetchRows(q, plan, { op: '<', id: anchor }, 'DESC', numBefore, undefined, searchWindowIds),
+      fetchRows(q, plan, { op: includeAnchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (includeAnchor ? 1 : 0), undefined, searchWindowIds),
     ]);
   } else if (numBefore > 0) {
-    before = await fetchRows(q, plan, { op: r.include_anchor ? '<=' : '<', id: anchor }, 'DESC', numBefore + (r.include_anchor && !anchoredToRight ? 1 : 0), undefined, deps.settings.searchWindowIds);
+    before = await fetchRows(q, plan, { op: includeAnchor ? '<=' : '<', id: anchor }, 'DESC', numBefore + (includeAnchor && !anchoredToRight ? 1 : 0), undefined, searchWindowIds);
   } else if (numAfter > 0) {
-    after = await fetchRows(q, plan, { op: r.include_anchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (r.include_anchor ? 1 : 0), undefined, deps.settings.searchWindowIds);
-  } else if (r.include_anchor) {
-    after = await fetchRows(q, plan, { op: '=', id: anchor }, 'ASC', 1, undefined, deps.settings.searchWindowIds);
+    after = await fetchRows(q, plan, { op: includeAnchor ? '>=' : '>', id: anchor }, 'ASC', numAfter + (includeAnchor ? 1 : 0), undefined, searchWindowIds);
+  } else if (includeAnchor) {
+    after = await fetchRows(q, plan, { op: '=', id: anchor }, 'ASC', 1, undefined, searchWindowIds);
   }
   const all = [...before.reverse(), ...after];
   const beforeRows = all.filter((m) => m.id < anchor).slice(-numBefore || all.length);
   const anchorRows = all.filter((m) => m.id === anchor);
   const afterRows = all.filter((m) => m.id > anchor).slice(0, numAfter);
-  const rows = [...(numBefore ? beforeRows : []), ...anchorRows, ...(numAfter ? afterRows : [])];
-
-  const messages = await renderForViewer(q, realm.subdomain, r.actor.realm_id, rows, plan.search, r, await topicLinker(deps, realm.id));
   return {
-    anchor,
+    rows: [...(numBefore ? beforeRows : []), ...anchorRows, ...(numAfter ? afterRows : [])],
     found_anchor: anchorRows.length === 1,
     found_oldest: anchoredToLeft || (numBefore ? beforeRows : []).length < numBefore,
     found_newest: anchoredToRight || (numAfter ? afterRows : []).length < numAfter,
-    history_limited: false,
-    messages,
   };
 }
 

@@ -205,6 +205,13 @@ export async function planNarrow(q: Queryable, viewer: Viewer, terms: readonly T
   return { mode, viewer, conditions, excludedRecipients, search };
 }
 
+/** The plan over the viewer's own rows only (same access rules), for what only a row can hold: unread, or a read flag to change. */
+export async function overOwnRows(q: Queryable, plan: NarrowPlan): Promise<NarrowPlan> {
+  if (plan.mode === 'user_messages') return plan;
+  const { realmId, userId, isGuest } = plan.viewer;
+  return { ...plan, mode: 'user_messages', excludedRecipients: await readModelStore.inaccessibleStreamRecipients(q, realmId, userId, isGuest) };
+}
+
 /**
  * Which keyword-search matches a query considers: an id range (`above` < id <= `upTo`), or
  * given ids. Fetching a match costs a visit to its message's heap page, so a common word's

@@ -16,13 +16,13 @@ const text = () => custom((raw, name) => {
 const recipients = () => custom((raw) => raw);
 
 /** `anchor`: an integer or one of newest/oldest/first_unread, checked by the service. */
-const anchor = () => custom((raw, name) => {
+export const anchor = () => custom((raw, name) => {
   if (typeof raw === 'number' || typeof raw === 'string') return raw;
   throw badRequest('Invalid anchor', { var_name: name });
 });
 
 /** A JSON list in the form field (narrow), passed on for the service to check. */
-const jsonList = () => custom((raw, name) => decodeJsonField(raw, name));
+export const jsonList = () => custom((raw, name) => decodeJsonField(raw, name));
 
 const IDEMPOTENCY_KEY_MAX = 255;
 
