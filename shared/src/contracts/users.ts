@@ -417,6 +417,11 @@ export const users = {
     request: Type.Object({ actor: Actor, ordered_linkifier_ids: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
+  addPlayground: rpc('users.v1.add_playground', {
+    request: Type.Object({ actor: Actor, name: Type.String(), pygments_language: Type.String(), url_prefix: Type.String() }),
+    reply: Type.Object({ id: Type.Integer() }),
+  }),
+  removePlayground: rpc('users.v1.remove_playground', { request: Type.Object({ actor: Actor, id: Type.Integer() }), reply: Type.Object({}) }),
   muteUser: rpc('users.v1.mute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
   unmuteUser: rpc('users.v1.unmute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
   listAlertWords: rpc('users.v1.list_alert_words', { safe: true, request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),

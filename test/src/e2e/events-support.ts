@@ -109,6 +109,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
       return;
     }
+    case 'realm_playgrounds':
+      if ('realm_playgrounds' in state) state.realm_playgrounds = e.realm_playgrounds;
+      return;
     case 'muted_users':
       // The user's whole list, as Zulip sends it.
       if ('muted_users' in state) state.muted_users = e.muted_users;

@@ -35,6 +35,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
       'realm_user_groups',
       'alert_words',
       'muted_users',
+      'realm_playgrounds',
       'realm_linkifiers',
       'realm_filters',
       'presence',

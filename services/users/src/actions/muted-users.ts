@@ -46,7 +46,7 @@ export async function doMuteUser(deps: UsersDeps, actor: Actor, mutedUserId: num
   const change = await transaction(deps.pool, async (tx) => {
     await requireMutableUser(tx, actor, mutedUserId);
     if (!(await mutedUserStore.insert(tx, actor.realm_id, actor.user_id, mutedUserId, new Date()))) throw badRequest('User already muted');
-    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: true, revision: await mutedUserStore.nextRevision(tx) };
+    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: true, revision: await mutedUserStore.revisionNow(tx) };
     await announce(tx, c);
     return c;
   });
@@ -57,7 +57,7 @@ export async function doUnmuteUser(deps: UsersDeps, actor: Actor, mutedUserId: n
   const change = await transaction(deps.pool, async (tx) => {
     await requireMutableUser(tx, actor, mutedUserId);
     if (!(await mutedUserStore.delete(tx, actor.user_id, mutedUserId))) throw badRequest('User is not muted');
-    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: false, revision: await mutedUserStore.nextRevision(tx) };
+    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: false, revision: await mutedUserStore.revisionNow(tx) };
     await announce(tx, c);
     return c;
   });

@@ -13,6 +13,7 @@ import {
 } from '../actions/linkifiers.js';
 import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
 import { doMuteUser, doUnmuteUser } from '../actions/muted-users.js';
+import { checkAddPlayground, checkRemovePlayground } from '../actions/playgrounds.js';
 import { doUpdatePresence } from '../actions/presence.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
@@ -63,6 +64,11 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   });
   bus.serve(users.reorderLinkifiers, async (r) => {
     await checkReorderLinkifiers(deps, r.actor, r.ordered_linkifier_ids);
+    return {};
+  });
+  bus.serve(users.addPlayground, async ({ actor, ...input }) => ({ id: await checkAddPlayground(deps, actor, input) }));
+  bus.serve(users.removePlayground, async (r) => {
+    await checkRemovePlayground(deps, r.actor, r.id);
     return {};
   });
   bus.serve(users.muteUser, async (r) => {

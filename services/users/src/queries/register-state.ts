@@ -17,6 +17,7 @@ import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rul
 import { profileFieldStore } from '../store/profile-field-store.js';
 import { formatUserStatus } from '../lib/user-status.js';
 import { toApiMutedUsers } from '../actions/muted-users.js';
+import { playgroundStore } from '../store/playground-store.js';
 import { mutedUserStore } from '../store/muted-user-store.js';
 import { userStatusStore } from '../store/user-status-store.js';
 
@@ -110,6 +111,7 @@ async function readState(
     if (want('realm_linkifiers')) out.realm_linkifiers = linkifiers.map((l) => ({ pattern: l.pattern, url_template: l.url_template, id: l.id }));
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
+  if (want('realm_playgrounds')) out.realm_playgrounds = await playgroundStore.listForRealm(q, realm.id);
   if (want('muted_users')) out.muted_users = toApiMutedUsers(await mutedUserStore.listForUser(q, actor.user_id));
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
   if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id, { users: all, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold, now: realm.full_members_swept_at });

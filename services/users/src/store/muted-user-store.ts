@@ -26,8 +26,14 @@ export const mutedUserStore = {
     const r = await q.query('DELETE FROM users.muted_user WHERE user_id = $1 AND muted_user_id = $2', [userId, mutedUserId]);
     return r.rowCount === 1;
   },
-  async nextRevision(q: Queryable): Promise<number> {
-    const { rows } = await q.query<{ r: string }>("SELECT nextval('users.mute_revision') AS r");
+  /**
+   * Orders the changes of a pair for the messages service's read model. The clock, not a
+   * sequence: an imported realm's read-model rows keep their revisions, and the changes made
+   * after the import must still come after them. Changes of one pair never overlap (the
+   * second waits on the first's row), so the later one reads the later time.
+   */
+  async revisionNow(q: Queryable): Promise<number> {
+    const { rows } = await q.query<{ r: string }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint AS r');
     return Number(rows[0]?.r);
   },
 };

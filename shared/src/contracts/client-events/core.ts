@@ -150,6 +150,13 @@ export const RealmLinkifiersEvent = Type.Object(
 );
 export const RealmFiltersEvent = Type.Object({ ...base('realm_filters'), realm_filters: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Integer()])) }, strict);
 export const AlertWordsEvent = Type.Object({ ...base('alert_words'), alert_words: Type.Array(Type.String()) }, strict);
+export const RealmPlaygroundsEvent = Type.Object(
+  {
+    ...base('realm_playgrounds'),
+    realm_playgrounds: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), pygments_language: Type.String(), url_prefix: Type.String() }, strict)),
+  },
+  strict,
+);
 export const MutedUsersEvent = Type.Object(
   { ...base('muted_users'), muted_users: Type.Array(Type.Object({ id: Type.Integer(), timestamp: Type.Integer() }, strict)) },
   strict,
@@ -179,4 +186,5 @@ export const CORE_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   realm_filters: RealmFiltersEvent,
   alert_words: AlertWordsEvent,
   muted_users: MutedUsersEvent,
+  realm_playgrounds: RealmPlaygroundsEvent,
 };
