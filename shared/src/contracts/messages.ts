@@ -326,6 +326,13 @@ export const messagesRpc = {
   }),
   /** DELETE /messages/{message_id}. */
   deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
+  /** GET /messages/{message_id}/read_receipts (feature level 137). */
+  readReceipts: rpc('messages.v1.read_receipts', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
+    request: Type.Object({ actor: Actor, message_id: Type.Integer() }),
+    reply: Type.Object({ user_ids: Type.Array(Type.Integer()) }),
+  }),
   /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
   streamTopics: rpc('messages.v1.stream_topics', {
     // A read: may be asked again of another replica (Bus.request).

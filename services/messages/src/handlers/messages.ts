@@ -14,6 +14,7 @@ import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
 import { canReadAnyMessage, getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
 import { getMessageHistory } from '../queries/message-history.js';
+import { getReadReceipts } from '../queries/read-receipts.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { listStreamTopics } from '../queries/topics.js';
 import { messageStore } from '../store/message-store.js';
@@ -29,6 +30,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     await checkUpdateMessage(deps, writer, r);
     return {};
   });
+  bus.serve(messagesRpc.readReceipts, async (r) => ({ user_ids: await getReadReceipts(deps, r.actor, r.message_id) }));
   bus.serve(messagesRpc.history, (r) => getMessageHistory(deps, r.actor, r.message_id));
   bus.serve(messagesRpc.getOne, (r) => getMessage(deps, r.actor, r.message_id, r.apply_markdown));
   bus.serve(messagesRpc.matchesNarrow, async (r) => ({ messages: await matchesNarrow(deps, r.actor, r.msg_ids, r.narrow) }));
