@@ -60,6 +60,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
 import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
 import { StreamRecord } from './subscriptions.js';
+import { MutedUserChange } from './users.js';
 
 /** Keys of a message event's `message` that are for the events service only. */
 export const MESSAGE_EVENT_PRIVATE_KEYS = ['raw_content', 'sender_delivery_email', 'sender_avatar_source', 'sender_avatar_version'] as const;
@@ -395,6 +396,11 @@ export const messagesRpc = {
     request: Type.Object({ stream: StreamRecord, subscriber_ids: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
+  /**
+   * The users service's mute change, stored (and the muted sender's messages marked read)
+   * before the mute is answered; the domain event carries the same revision and changes nothing.
+   */
+  syncMutedUser: rpc('messages.v1.sync_muted_user', { request: MutedUserChange, reply: Type.Object({}) }),
 } as const;
 
 export const MessageSent = Type.Object({

@@ -164,6 +164,15 @@ const ViewOptions = {
   include_custom_profile_fields: Type.Boolean(),
 };
 
+export const MutedUserChange = Type.Object({
+  realm_id: Type.Integer(),
+  user_id: Type.Integer(),
+  muted_user_id: Type.Integer(),
+  muted: Type.Boolean(),
+  revision: Type.Integer(),
+});
+export type MutedUserChange = Static<typeof MutedUserChange>;
+
 export const Linkifier = Type.Object({
   id: Type.Integer(),
   pattern: Type.String(),
@@ -408,6 +417,8 @@ export const users = {
     request: Type.Object({ actor: Actor, ordered_linkifier_ids: Type.Array(Type.Integer()) }),
     reply: Type.Object({}),
   }),
+  muteUser: rpc('users.v1.mute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
+  unmuteUser: rpc('users.v1.unmute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
   listAlertWords: rpc('users.v1.list_alert_words', { safe: true, request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),
   addAlertWords: rpc('users.v1.add_alert_words', {
     request: Type.Object({ actor: Actor, alert_words: Type.Array(Type.String()) }),
@@ -470,6 +481,8 @@ export const usersEvents = {
     'users.evt.v1.alert_words.changed',
     Type.Object({ realm_id: Type.Integer(), user_id: Type.Integer(), alert_words: Type.Array(Type.String()) }),
   ),
+  /** `user_id` muted (or unmuted) `muted_user_id`; `revision` orders the changes of one pair. */
+  mutedUserChanged: event('users.evt.v1.muted_user.changed', MutedUserChange),
 } as const;
 
 export const usersInbox = {

@@ -109,6 +109,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
       return;
     }
+    case 'muted_users':
+      // The user's whole list, as Zulip sends it.
+      if ('muted_users' in state) state.muted_users = e.muted_users;
+      return;
     case 'realm_emoji':
       // The event carries the realm's whole set (Zulip's realm_emoji update).
       if ('realm_emoji' in state) state.realm_emoji = e.realm_emoji;

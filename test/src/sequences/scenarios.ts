@@ -256,6 +256,19 @@ const REGISTER_CHANGES: Record<string, RegisterChange> = {
     // The event carries the whole list: the change made before is the list without the later word.
     is: (e, _c, when, s) => listHolds((e.alert_words as string[] | undefined) ?? [], `q${tagOf(s, 'before')}`, `q${tagOf(s, 'after')}`, when),
   },
+  muted_users: {
+    type: 'muted_users',
+    async setup(s) {
+      const made: Json = {};
+      for (const when of ['before', 'after'] as const) {
+        const r = await s.call(s.sys.people.iago, 'POST', '/users', { email: `mu-${when}-${s.unique}@zulip.test`, password: `pw-${s.unique}-long-enough`, full_name: `Mu ${when} ${s.unique}` });
+        made[when] = r.body.user_id as number;
+      }
+      return made;
+    },
+    make: async (s, c, when) => void (await s.call(member(s), 'POST', `/users/me/muted_users/${c[when] as number}`)),
+    is: (e, c, when) => listHolds(((e.muted_users as Json[] | undefined) ?? []).map((m) => String(m.id)), String(c.before), String(c.after), when),
+  },
   realm_linkifiers: {
     type: 'realm_linkifiers',
     make: async (s, _c, when) =>
@@ -380,6 +393,25 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
       s.check(flags.includes('has_alert_word'), `has_alert_word right after adding the word: ${JSON.stringify(flags)}`);
     },
   });
+
+  const muteThenReceive = fc.boolean().map(
+    (unmute): Scenario => ({
+      name: `mute a new user${unmute ? ', unmute them' : ''}, then they send a direct message at once`,
+      async run(s) {
+        const email = `muted-${s.unique}@zulip.test`;
+        const password = `pw-${s.unique}-long`;
+        const created = await s.call(s.sys.people.iago, 'POST', '/users', { email, password, full_name: `Muted ${s.unique}` });
+        const userId = created.body.user_id as number;
+        const key = await s.as(member(s)).call('POST', '/fetch_api_key', { username: email, password });
+        const muted: Account = { user_id: userId, email, api_key: key.body.api_key as string, full_name: `Muted ${s.unique}`, password };
+        await s.call(member(s), 'POST', `/users/me/muted_users/${userId}`);
+        if (unmute) await s.call(member(s), 'DELETE', `/users/me/muted_users/${userId}`);
+        const sent = await s.call(muted, 'POST', '/messages', { type: 'private', to: [member(s).user_id], content: `muted? ${s.unique}` });
+        const flags = (await messageAs(s, member(s), sent.body.id as number)).flags as string[];
+        s.check(flags.includes('read') !== unmute, `the muter's copy is ${unmute ? 'unread' : 'read'}: ${JSON.stringify(flags)}`);
+      },
+    }),
+  );
 
   const draftThenList = fc.constant<Scenario>({
     name: 'create a stream, draft a message to it, then list drafts',
@@ -523,7 +555,7 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  const all = fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, lastLeavesPrivateThenReuse, alertWordThenMessage, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  const all = fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, lastLeavesPrivateThenReuse, alertWordThenMessage, muteThenReceive, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
   // ZC_SEQUENCE_ONLY=<part of a scenario's name> runs only those (to replay or to work on one).
   const only = process.env.ZC_SEQUENCE_ONLY;
   return only ? all.filter((sc) => sc.name.includes(only)) : all;

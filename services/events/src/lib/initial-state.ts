@@ -34,6 +34,7 @@ export const STATE_OWNERS: readonly StateOwner[] = [
       'realm_user_settings_defaults',
       'realm_user_groups',
       'alert_words',
+      'muted_users',
       'realm_linkifiers',
       'realm_filters',
       'presence',

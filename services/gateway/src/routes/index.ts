@@ -15,6 +15,7 @@ import profileDataRoutes from './api/v1/users/me/profile-data/index.js';
 import botStorageRoutes from './api/v1/bot-storage/index.js';
 import userStatusRoutes from './api/v1/users/me/status/index.js';
 import alertWordsRoutes from './api/v1/users/me/alert-words/index.js';
+import mutedUsersRoutes from './api/v1/users/me/muted-users/index.js';
 import subscriptionsRoutes from './api/v1/users/me/subscriptions/index.js';
 import subscriptionPropertiesRoutes from './api/v1/users/me/subscriptions/properties.js';
 import mutedTopicsRoutes from './api/v1/users/me/subscriptions/muted-topics.js';
@@ -59,6 +60,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(botStorageRoutes, v1('/bot_storage'));
   await app.register(userStatusRoutes, v1('/users/me/status'));
   await app.register(alertWordsRoutes, v1('/users/me/alert_words'));
+  await app.register(mutedUsersRoutes, v1('/users/me/muted_users'));
   await app.register(subscriptionsRoutes, v1('/users/me/subscriptions'));
   await app.register(subscriptionPropertiesRoutes, v1('/users/me/subscriptions/properties'));
   await app.register(mutedTopicsRoutes, v1('/users/me/subscriptions/muted_topics'));

@@ -44,7 +44,7 @@ async function messageDetails(q: Queryable, userId: number, ids: readonly number
   return out;
 }
 
-async function notifyFlagChange(q: Queryable, actor: Actor, op: 'add' | 'remove', flag: string, ids: readonly number[]): Promise<void> {
+export async function notifyFlagChange(q: Queryable, actor: Pick<Actor, 'realm_id' | 'user_id'>, op: 'add' | 'remove', flag: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;
   const event: Record<string, unknown> = { type: 'update_message_flags', op, operation: op, flag, messages: ids, all: false };
   if (op === 'remove' && flag === 'read') event.message_details = await messageDetails(q, actor.user_id, ids);

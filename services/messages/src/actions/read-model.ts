@@ -3,6 +3,7 @@
  * (@zc/shared/directory, deps.directory): applying the owners' domain events, and — for read-your-writes — asking the owner synchronously when the read
  * model does not know something yet, then storing the answer.
  */
+import { applyMutedUserChange } from './muted-users.js';
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
 import { subscriptionsEvents, subscriptionsRpc, userGroupEvents, usersEvents, type StreamRecord } from '@zc/shared/contracts';
 import { isAppError } from '@zc/shared/errors';
@@ -42,6 +43,9 @@ export async function applyUsersEvent(deps: MessagesDeps, ...[subject, payload, 
     case userGroupEvents.changed.subject:
       await deps.directory.apply([subject, payload]);
       deps.render.applyGroup(payload);
+      return;
+    case usersEvents.mutedUserChanged.subject:
+      await applyMutedUserChange(deps, payload);
       return;
     case usersEvents.alertWordsChanged.subject:
       await renderStore.setAlertWords(deps.pool, payload.realm_id, payload.user_id, payload.alert_words);

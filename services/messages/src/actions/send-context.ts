@@ -17,7 +17,7 @@
  */
 import type { Pool } from '@zc/shared/db';
 import type { StreamTarget } from '../lib/message-input.js';
-import { readModelStore, type RealmRow, type SendContextRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { readModelStore, type RealmRow, type SenderRow, type SendContextRow, type StreamRow } from '../store/read-model-store.js';
 
 /** The read models changed between a send's checks and its write; check it again. */
 export class StaleSendContext extends Error {
@@ -35,7 +35,7 @@ interface StreamEntry {
 interface RealmEntry {
   version: number;
   realm: RealmRow;
-  users: Map<number, UserRow>;
+  users: Map<number, SenderRow>;
   streams: Map<number, StreamEntry>;
   /** A name as a send gave it → the stream the read model matched it to (its case rules, not ours). */
   streamIds: Map<string, number>;

@@ -225,9 +225,11 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     }
   }
   const readBySender = r.read_by_sender ?? readBySenderDefault(r.client);
+  // Zulip's do_send_messages: those who muted the sender get the message already read.
+  const mutedBy = new Set(known.sender?.muted_by ?? (await readModelStore.mutersOf(deps.pool, actor.user_id)));
   const flagsOf = (userId: number): number => {
     let f = (streamId === null ? FLAG_BITS.is_private : 0) | contentFlags(userId);
-    if (userId === actor.user_id && readBySender) f |= FLAG_BITS.read;
+    if ((userId === actor.user_id && readBySender) || mutedBy.has(userId)) f |= FLAG_BITS.read;
     return f;
   };
 

@@ -18,6 +18,7 @@ import { getReadReceipts } from '../queries/read-receipts.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { listStreamTopics } from '../queries/topics.js';
 import { messageStore } from '../store/message-store.js';
+import { applyMutedUserChange } from '../actions/muted-users.js';
 
 export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: SendWriter): void {
   bus.serve(messagesRpc.send, async (r) => ({ id: await checkSendMessage(deps, writer, r) }));
@@ -68,6 +69,10 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     return registerStateReply(snapshot, state);
   });
   bus.serve(messagesRpc.canReadAny, async (r) => ({ readable: await canReadAnyMessage(deps, r.actor, r.message_ids) }));
+  bus.serve(messagesRpc.syncMutedUser, async (r) => {
+    await applyMutedUserChange(deps, r);
+    return {};
+  });
   bus.serve(messagesRpc.syncStream, async (r) => {
     await doSyncStream(deps, r);
     return {};

@@ -260,6 +260,17 @@ export const messageStore = {
     return rows.map((r) => r.message_id).sort((a, b) => a - b);
   },
 
+  /** Marks every unread message `senderId` sent to `userId` as read (muting the sender). */
+  async markSenderAsRead(q: Queryable, userId: number, senderId: number): Promise<number[]> {
+    const { rows } = await q.query<{ message_id: number }>(
+      `UPDATE messages.user_message um SET flags = um.flags | 1 FROM messages.message m
+       WHERE um.user_id = $1 AND (um.flags & 1) = 0 AND m.id = um.message_id AND m.sender_id = $2
+       RETURNING um.message_id`,
+      [userId, senderId],
+    );
+    return rows.map((r) => Number(r.message_id)).sort((a, b) => a - b);
+  },
+
   async hasRowsInTopic(q: Queryable, userId: number, recipientId: number, topic: string): Promise<boolean> {
     const { rowCount } = await q.query(
       `SELECT 1 FROM messages.message m JOIN messages.user_message um ON um.message_id = m.id AND um.user_id = $1

@@ -11,6 +11,8 @@ import type { Queryable } from '@zc/shared/db';
 /** The realm and user rows of this service's copy of the directory (@zc/shared/directory). */
 export type RealmRow = DirectoryRealm;
 export type UserRow = DirectoryUser;
+/** A sender as a send reads it: with the users who muted them (their copies arrive read). */
+export type SenderRow = UserRow & { muted_by: number[] };
 
 /** The directory tables' SQL in this schema, for queries that take a Queryable (no deps). */
 export const directoryRows = directoryStore('messages');
@@ -45,7 +47,7 @@ const STREAM_COLS = 'id, realm_id, name, invite_only, is_web_public, history_pub
 /** What a send needs from the read models, read in one round trip (see `sendContext`). */
 export interface SendContextRow {
   realm: RealmRow | null;
-  sender: UserRow | null;
+  sender: SenderRow | null;
   stream: StreamRow | null;
   subscriber_ids: number[];
   /** Whether a guest is among the subscribers (their access ends with their subscription). */
@@ -68,6 +70,7 @@ const bump = (realmsSql: string) => `bump AS (
   RETURNING realm_id)`;
 /** A condition that is always true but can only be evaluated after `bump` ran (a one-time filter). */
 const AFTER_BUMP = '(SELECT count(*) FROM bump) >= 0';
+const MUTED_BY_SENDER = 'ARRAY(SELECT mu.user_id::int FROM messages.muted_user mu WHERE mu.muted_user_id = $2 AND mu.muted)';
 const realmOfStream = (param: string) => `SELECT realm_id FROM messages.stream WHERE id = ${param}`;
 
 export const readModelStore = {
@@ -85,7 +88,8 @@ export const readModelStore = {
          WHERE realm_id = $1 AND (id = $3 OR ($3 IS NULL AND lower(name) = lower($4) AND NOT is_archived)) LIMIT 1)
        SELECT
          (SELECT row_to_json(r) FROM (SELECT ${DIRECTORY_REALM_COLUMNS} FROM messages.realm WHERE id = $1) r) AS realm,
-         (SELECT row_to_json(u) FROM (SELECT ${DIRECTORY_USER_COLUMNS} FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
+         (SELECT row_to_json(u) FROM (SELECT ${DIRECTORY_USER_COLUMNS}, ${MUTED_BY_SENDER} AS muted_by
+                                       FROM messages.user_account WHERE realm_id = $1 AND id = $2) u) AS sender,
          (SELECT row_to_json(s) FROM s) AS stream,
          ARRAY(SELECT sub.user_id::int FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id) AS subscriber_ids,
          EXISTS (SELECT 1 FROM messages.subscriber sub JOIN s ON sub.stream_id = s.id
@@ -216,6 +220,26 @@ export const readModelStore = {
   async isSubscribed(q: Queryable, streamId: number, userId: number): Promise<boolean> {
     const { rowCount } = await q.query('SELECT 1 FROM messages.subscriber WHERE stream_id = $1 AND user_id = $2', [streamId, userId]);
     return (rowCount ?? 0) > 0;
+  },
+  /** Who muted `senderId` (for a send whose sender the read model did not know). */
+  async mutersOf(q: Queryable, senderId: number): Promise<number[]> {
+    const { rows } = await q.query<{ user_id: number }>('SELECT user_id::int AS user_id FROM messages.muted_user WHERE muted_user_id = $1 AND muted', [senderId]);
+    return rows.map((r) => r.user_id);
+  },
+  /**
+   * Stores a mute change unless a newer one of the pair is stored; true when it was stored.
+   * Bumps the realm's version: a send checked against the old list is checked again.
+   */
+  async applyMutedUser(q: Queryable, c: { realm_id: number; user_id: number; muted_user_id: number; muted: boolean; revision: number }): Promise<boolean> {
+    const { rowCount } = await q.query(
+      `WITH ${bump('SELECT $3::bigint')}
+       INSERT INTO messages.muted_user AS mu (user_id, muted_user_id, realm_id, muted, revision)
+       SELECT $1, $2, $3, $4, $5 WHERE ${AFTER_BUMP}
+       ON CONFLICT (user_id, muted_user_id) DO UPDATE SET muted = EXCLUDED.muted, revision = EXCLUDED.revision
+         WHERE mu.revision < EXCLUDED.revision`,
+      [c.user_id, c.muted_user_id, c.realm_id, c.muted, c.revision],
+    );
+    return rowCount === 1;
   },
   async setSubscriptionMuted(q: Queryable, streamId: number, userId: number, muted: boolean): Promise<void> {
     await q.query('UPDATE messages.subscriber SET is_muted = $3 WHERE stream_id = $1 AND user_id = $2', [streamId, userId, muted]);

@@ -12,6 +12,7 @@ import {
   toLinkifier,
 } from '../actions/linkifiers.js';
 import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
+import { doMuteUser, doUnmuteUser } from '../actions/muted-users.js';
 import { doUpdatePresence } from '../actions/presence.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
@@ -62,6 +63,14 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   });
   bus.serve(users.reorderLinkifiers, async (r) => {
     await checkReorderLinkifiers(deps, r.actor, r.ordered_linkifier_ids);
+    return {};
+  });
+  bus.serve(users.muteUser, async (r) => {
+    await doMuteUser(deps, r.actor, r.muted_user_id);
+    return {};
+  });
+  bus.serve(users.unmuteUser, async (r) => {
+    await doUnmuteUser(deps, r.actor, r.muted_user_id);
     return {};
   });
   bus.serve(users.listAlertWords, async (r) => ({ alert_words: await alertWordStore.listForUser(deps.pool, r.actor.user_id) }));

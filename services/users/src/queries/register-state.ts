@@ -16,6 +16,8 @@ import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
 import { profileFieldStore } from '../store/profile-field-store.js';
 import { formatUserStatus } from '../lib/user-status.js';
+import { toApiMutedUsers } from '../actions/muted-users.js';
+import { mutedUserStore } from '../store/muted-user-store.js';
 import { userStatusStore } from '../store/user-status-store.js';
 
 /** Reads the users service's part of /register in one snapshot (see RegisterStateReply). */
@@ -108,6 +110,7 @@ async function readState(
     if (want('realm_linkifiers')) out.realm_linkifiers = linkifiers.map((l) => ({ pattern: l.pattern, url_template: l.url_template, id: l.id }));
     if (want('realm_filters')) out.realm_filters = linkifiers.map((l) => [l.pattern, templateToLegacyFormat(l.url_template), l.id]);
   }
+  if (want('muted_users')) out.muted_users = toApiMutedUsers(await mutedUserStore.listForUser(q, actor.user_id));
   if (want('alert_words')) out.alert_words = await alertWordStore.listForUser(q, actor.user_id);
   if (want('realm_user_groups')) out.realm_user_groups = await listUserGroups(q, actor.realm_id, { users: all, waitingPeriodDays: realmSettings(realm.settings).waiting_period_threshold, now: realm.full_members_swept_at });
   // Clients from before FL 89 read the settings at the top level (Zulip sends them only to those).

@@ -150,6 +150,10 @@ export const RealmLinkifiersEvent = Type.Object(
 );
 export const RealmFiltersEvent = Type.Object({ ...base('realm_filters'), realm_filters: Type.Array(Type.Tuple([Type.String(), Type.String(), Type.Integer()])) }, strict);
 export const AlertWordsEvent = Type.Object({ ...base('alert_words'), alert_words: Type.Array(Type.String()) }, strict);
+export const MutedUsersEvent = Type.Object(
+  { ...base('muted_users'), muted_users: Type.Array(Type.Object({ id: Type.Integer(), timestamp: Type.Integer() }, strict)) },
+  strict,
+);
 
 export const CORE_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   message: MessageEvent,
@@ -174,4 +178,5 @@ export const CORE_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   realm_linkifiers: RealmLinkifiersEvent,
   realm_filters: RealmFiltersEvent,
   alert_words: AlertWordsEvent,
+  muted_users: MutedUsersEvent,
 };
