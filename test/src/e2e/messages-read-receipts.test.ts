@@ -1,7 +1,7 @@
 /**
  * GET /messages/{message_id}/read_receipts (feature level 137): who has read a message, as
  * Zulip answers it (the sender never, users who do not share read receipts never, bots and
- * the requester when they have read it), the realm switch, and access.
+ * the requester when they have read it, muted users never), the realm switch, and access.
  */
 import t from 'tap';
 import { startSystem, type Account } from '../harness.js';
@@ -52,6 +52,19 @@ t.test('messages: read receipts', async (t) => {
     t.same((await receipts(othello, stream)).body.user_ids, [], 'not even to themselves, as in Zulip');
     await setSharing(othello, true);
     t.same((await receipts(hamlet, stream)).body.user_ids, [othello.user_id]);
+  });
+
+  t.test('muted users: neither the ones the requester muted nor the ones who muted them', async (t) => {
+    const mute = (who: Account, whom: Account) => sys.client(who).post(`/users/me/muted_users/${whom.user_id}`);
+    const unmute = (who: Account, whom: Account) => sys.client(who).delete(`/users/me/muted_users/${whom.user_id}`);
+    t.equal((await mute(hamlet, othello)).status, 200);
+    t.same((await receipts(hamlet, stream)).body.user_ids, [], 'muted by the requester');
+    t.same((await receipts(desdemona, stream)).body.user_ids, [othello.user_id], 'others still see them');
+    t.equal((await unmute(hamlet, othello)).status, 200);
+    t.equal((await mute(othello, desdemona)).status, 200);
+    t.same((await receipts(desdemona, stream)).body.user_ids, [], 'the reader muted the requester');
+    t.same((await receipts(hamlet, stream)).body.user_ids, [othello.user_id]);
+    t.equal((await unmute(othello, desdemona)).status, 200);
   });
 
   t.test('a bot that marks a message read is listed', async (t) => {
