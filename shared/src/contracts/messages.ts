@@ -325,6 +325,14 @@ export const messagesRpc = {
     request: Type.Object({ actor: Actor, message_id: Type.Integer(), msg_type: Type.String(), content: Type.String() }),
     reply: Done,
   }),
+  /**
+   * POST /streams/{stream_id}/delete_topic (administrators); `complete` false means the time
+   * limit ran out with messages left (partially_completed; the client repeats the request).
+   */
+  deleteTopic: rpc('messages.v1.delete_topic', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer(), topic_name: Type.String() }),
+    reply: Type.Object({ complete: Type.Boolean() }),
+  }),
   /** DELETE /messages/{message_id}. */
   deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
   /** GET /messages/{message_id}/read_receipts (feature level 137). */

@@ -1,7 +1,7 @@
 /** Bus adapters of the messages service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { messagesRpc, registerStateReply } from '@zc/shared/contracts';
-import { checkDeleteMessage } from '../actions/delete-message.js';
+import { checkDeleteMessage, doDeleteTopic } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
@@ -50,6 +50,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     await checkDeleteMessage(deps, r.actor, r.message_id);
     return {};
   });
+  bus.serve(messagesRpc.deleteTopic, async (r) => ({ complete: await doDeleteTopic(deps, r.actor, r.stream_id, r.topic_name) }));
   bus.serve(messagesRpc.addReaction, async (r) => {
     await checkAddReaction(deps, r);
     return {};
