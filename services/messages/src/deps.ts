@@ -12,6 +12,10 @@ export interface MessagesConfig {
   markAllAsReadTimeLimitMs: number;
   /** Rows marked read per batch of mark_all_as_read (newest first). */
   markAllAsReadBatchSize: number;
+  /** POST /streams/{id}/delete_topic stops with partially_completed after this long. */
+  deleteTopicTimeLimitMs: number;
+  /** Messages deleted per transaction of delete_topic (Zulip's RETENTION_STREAM_MESSAGE_BATCH_SIZE). */
+  deleteTopicBatchSize: number;
   /** At most this many sends share one transaction (actions/send-writer.ts). */
   sendBatchMax: number;
   /** Ids in a keyword search's first window (queries/get-messages.ts); each next one is four times wider. */
@@ -26,6 +30,8 @@ export function loadMessagesConfig(env = process.env): MessagesConfig {
   return {
     markAllAsReadTimeLimitMs: e.ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS,
     markAllAsReadBatchSize: e.ZC_MARK_ALL_AS_READ_BATCH_SIZE,
+    deleteTopicTimeLimitMs: e.ZC_DELETE_TOPIC_TIME_LIMIT_MS,
+    deleteTopicBatchSize: e.ZC_DELETE_TOPIC_BATCH_SIZE,
     sendBatchMax: e.ZC_SEND_BATCH_MAX,
     searchWindowIds: e.ZC_SEARCH_WINDOW_IDS,
     typingStartedExpiryMs: e.ZC_TYPING_STARTED_EXPIRY_MS,

@@ -89,6 +89,8 @@ export const ENV_SCHEMA = Type.Object({
   // --- messages --------------------------------------------------------------------------
   ZC_MARK_ALL_AS_READ_TIME_LIMIT_MS: int(['messages'], 'POST /mark_all_as_read answers partially_completed after this long (0: at once).', 0, 2000),
   ZC_MARK_ALL_AS_READ_BATCH_SIZE: int(['messages'], 'Rows marked read per batch of mark_all_as_read.', 1, 5000),
+  ZC_DELETE_TOPIC_TIME_LIMIT_MS: int(['messages'], 'POST /streams/{id}/delete_topic answers partially_completed after this long (0: after one batch).', 0, 10_000),
+  ZC_DELETE_TOPIC_BATCH_SIZE: int(['messages'], 'Messages deleted per transaction by delete_topic (newest first).', 1, 100),
   ZC_SEND_BATCH_MAX: int(['messages'], 'Sends sharing one transaction at most.', 1, 64),
   ZC_SEARCH_WINDOW_IDS: int(['messages'], 'Ids in a keyword search\'s first window.', 1, 10_000),
   ZC_TYPING_STARTED_EXPIRY_MS: int(['messages'], 'The server sends a typing stop this long after an unrenewed start.', 1, TYPING_TIMING.startedExpiryMs),

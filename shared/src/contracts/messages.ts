@@ -325,8 +325,23 @@ export const messagesRpc = {
     request: Type.Object({ actor: Actor, message_id: Type.Integer(), msg_type: Type.String(), content: Type.String() }),
     reply: Done,
   }),
+  /**
+   * POST /streams/{stream_id}/delete_topic (administrators); `complete` false means the time
+   * limit ran out with messages left (partially_completed; the client repeats the request).
+   */
+  deleteTopic: rpc('messages.v1.delete_topic', {
+    request: Type.Object({ actor: Actor, stream_id: Type.Integer(), topic_name: Type.String() }),
+    reply: Type.Object({ complete: Type.Boolean() }),
+  }),
   /** DELETE /messages/{message_id}. */
   deleteMessage: rpc('messages.v1.delete', { request: Type.Object({ actor: Actor, message_id: Type.Integer() }), reply: Done }),
+  /** GET /messages/{message_id}/read_receipts (feature level 137). */
+  readReceipts: rpc('messages.v1.read_receipts', {
+    // A read: may be asked again of another replica (Bus.request).
+    safe: true,
+    request: Type.Object({ actor: Actor, message_id: Type.Integer() }),
+    reply: Type.Object({ user_ids: Type.Array(Type.Integer()) }),
+  }),
   /** GET /users/me/{stream_id}/topics: `{name, max_id}` newest first. */
   streamTopics: rpc('messages.v1.stream_topics', {
     // A read: may be asked again of another replica (Bus.request).

@@ -17,6 +17,10 @@ t.test('subscribing to 750 streams at once', async (t) => {
   const sys = await startSystem(t);
   const { iago, desdemona } = sys.people;
   const { poller } = await QueuePoller.register(sys.client(iago), { event_types: ['subscription'] });
+  // A client polls as soon as it has registered; a queue never polled may hold only a
+  // sixteenth of the byte budget (events service, UNPOLLED_BYTES_SHARE), which these events
+  // exceed, so without this poll the test raced the subscriptions relay (and lost on a loaded CI).
+  await poller.drain();
 
   const names = Array.from({ length: STREAMS }, (_, i) => `bulk ${String(i).padStart(4, '0')}`);
   const subscriptions = names.map((name) => ({ name, description: randomBytes(768).toString('base64').slice(0, 1024) }));

@@ -6,16 +6,18 @@
  * goes to everyone who could read it (queries/message-audience.ts), which the events service
  * splits into one event per message for queues without `bulk_message_deletion`.
  */
-import { eventsInbox, messagesEvents, type Actor } from '@zc/shared/contracts';
-import { transaction } from '@zc/shared/db';
-import { badRequest } from '@zc/shared/errors';
+import { eventsInbox, isAdmin, messagesEvents, type Actor } from '@zc/shared/contracts';
+import { transaction, type Queryable } from '@zc/shared/db';
+import { badRequest, organizationAdministratorRequired } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
 import { deleteMessageRefusal, realmSettings } from '@zc/shared/policy';
 import type { MessagesDeps } from '../deps.js';
 import { accessMessage, viewerOf } from '../queries/get-messages.js';
-import { messageAudience } from '../queries/message-audience.js';
-import { deleteStore } from '../store/delete-store.js';
+import { messageAudience, messagesAudience, type MessageAudience } from '../queries/message-audience.js';
+import { deleteStore, type TopicMessageRow } from '../store/delete-store.js';
 import { editStore } from '../store/edit-store.js';
+import type { MessageRow } from '../store/message-store.js';
+import { accessStreamById } from './read-model.js';
 
 const noPermission = () => badRequest("You don't have permission to delete this message");
 
@@ -39,27 +41,79 @@ export async function checkDeleteMessage(deps: MessagesDeps, actor: Actor, messa
 
   await transaction(deps.pool, async (tx) => {
     await editStore.lockMessages(tx, [row.id]);
-    const deleted = await deleteStore.deleteMessages(tx, [row.id]);
+    const deleted = await deleteAndAnnounce(tx, realm.id, [row], row.stream_id === null ? null : { stream_id: row.stream_id, topic: row.topic }, audience);
     if (deleted.length === 0) throw badRequest('Message already deleted');
-    const event =
-      row.stream_id === null
-        ? { type: 'delete_message', message_type: 'private', message_ids: deleted }
-        : { type: 'delete_message', message_type: 'stream', message_ids: deleted, stream_id: row.stream_id, topic: row.topic };
-    await addToOutbox(tx, 'messages', eventsInbox.notify, {
-      realm_id: realm.id,
-      users: audience.userIds,
-      event,
-      ...(audience.publicStream ? { public_stream: true } : {}),
-    });
-    // The uploads service unlinks the message's attachments (and removes those it was the last user of).
-    if (row.has_attachment) {
-      await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, {
-        realm_id: realm.id,
-        message_id: row.id,
-        sender_id: row.sender_id,
-        date_sent: Math.floor(row.date_sent.getTime() / 1000),
-        path_ids: [],
-      });
-    }
   });
+}
+
+type DeletedRow = Pick<MessageRow, 'id' | 'sender_id' | 'date_sent' | 'has_attachment'>;
+
+/**
+ * Deletes messages of one conversation (locked by the caller) inside `tx` and announces it:
+ * one `delete_message` event to `audience`, and each attachment-bearing message to the
+ * uploads service, which unlinks its attachments (and removes those it was the last user of).
+ * Returns the ids that were still there.
+ */
+async function deleteAndAnnounce(
+  tx: Queryable,
+  realmId: number,
+  rows: readonly DeletedRow[],
+  conversation: { stream_id: number; topic: string } | null,
+  audience: MessageAudience,
+): Promise<number[]> {
+  const deleted = await deleteStore.deleteMessages(tx, rows.map((r) => r.id));
+  if (deleted.length === 0) return deleted;
+  const event =
+    conversation === null
+      ? { type: 'delete_message', message_type: 'private', message_ids: deleted }
+      : { type: 'delete_message', message_type: 'stream', message_ids: deleted, stream_id: conversation.stream_id, topic: conversation.topic };
+  await addToOutbox(tx, 'messages', eventsInbox.notify, {
+    realm_id: realmId,
+    users: audience.userIds,
+    event,
+    ...(audience.publicStream ? { public_stream: true } : {}),
+  });
+  const gone = new Set(deleted);
+  for (const r of rows) {
+    if (!r.has_attachment || !gone.has(r.id)) continue;
+    await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, {
+      realm_id: realmId,
+      message_id: r.id,
+      sender_id: r.sender_id,
+      date_sent: Math.floor(r.date_sent.getTime() / 1000),
+      path_ids: [],
+    });
+  }
+  return deleted;
+}
+
+/**
+ * POST /streams/{stream_id}/delete_topic: Zulip's delete_in_topic. Administrators only; the
+ * stream must be one they may access; on a stream with protected history only the messages
+ * they received. Deleted newest first in batches, each its own transaction with its own
+ * events, so a topic too large for one request still shrinks with every request; false when
+ * the time limit ran out with messages left (the client repeats the request).
+ */
+export async function doDeleteTopic(deps: MessagesDeps, actor: Actor, streamId: number, topic: string): Promise<boolean> {
+  if (!isAdmin(actor)) throw organizationAdministratorRequired();
+  const realm = await deps.directory.realmFor(actor);
+  const stream = await accessStreamById(deps, actor, streamId);
+  const onlyUserId = stream.history_public_to_subscribers ? undefined : actor.user_id;
+  const { deleteTopicBatchSize: batch, deleteTopicTimeLimitMs: limitMs } = deps.settings;
+  const started = Date.now();
+  for (;;) {
+    const deleted = await transaction(deps.pool, async (tx) => {
+      const rows = await deleteStore.lockNewestInTopic(tx, stream.recipient_id, topic, batch, onlyUserId);
+      // The event names the topic as the messages spell it; a topic matched case-insensitively may have several spellings.
+      const bySpelling = new Map<string, TopicMessageRow[]>();
+      for (const r of rows) bySpelling.set(r.topic, [...(bySpelling.get(r.topic) ?? []), r]);
+      for (const [spelling, group] of bySpelling) {
+        const audience = await messagesAudience(tx, realm.id, stream.id, group.map((r) => r.id));
+        await deleteAndAnnounce(tx, realm.id, group, { stream_id: stream.id, topic: spelling }, audience);
+      }
+      return rows.length;
+    });
+    if (deleted < batch) return true;
+    if (Date.now() - started >= limitMs) return false;
+  }
 }

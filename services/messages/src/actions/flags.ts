@@ -3,7 +3,7 @@
  * update_message_flags event (api-notes §2.3) commit together through the outbox; the event
  * goes to the acting user's queues only.
  */
-import { eventsInbox, isGuest, type Actor } from '@zc/shared/contracts';
+import { eventsInbox, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -12,9 +12,9 @@ import { EDITABLE_FLAGS, FLAG_BITS, HISTORICAL_FLAGS, isApiFlag, type FlagName }
 import { parseNarrow } from '../lib/narrow.js';
 import { accessMessage, fetchRange, firstUnreadId, parseAnchor, viewerOf } from '../queries/get-messages.js';
 import { overOwnRows, planNarrow } from '../queries/narrow-plan.js';
-import { streamAccessFor } from './read-model.js';
+import { accessStreamById } from './read-model.js';
 import { messageStore } from '../store/message-store.js';
-import { readModelStore, type StreamRow } from '../store/read-model-store.js';
+import { readModelStore } from '../store/read-model-store.js';
 
 type MessageDetail =
   | { type: 'stream'; stream_id: number; topic: string; unmuted_stream_msg: boolean; mentioned?: true }
@@ -174,18 +174,6 @@ export async function doMarkAllAsRead(deps: MessagesDeps, actor: Actor): Promise
     if (marked < batch) return true;
     if (Date.now() - started >= limitMs) return false;
   }
-}
-
-/**
- * access_stream_by_id for marking: the stream must exist and be readable by the user. The
- * owner is asked when the read model does not know the stream or the subscription (a stream
- * created a moment ago, issue 16).
- */
-async function accessStreamById(deps: MessagesDeps, actor: Actor, streamId: number): Promise<StreamRow> {
-  const { stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, { stream_id: streamId });
-  if (!stream || stream.is_archived) throw badRequest('Invalid channel ID');
-  if ((stream.invite_only || isGuest(actor)) && !subscribed) throw badRequest('Invalid channel ID');
-  return stream;
 }
 
 /** POST /mark_stream_as_read. */

@@ -5,8 +5,8 @@
  */
 import { applyMutedUserChange } from './muted-users.js';
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
-import { subscriptionsEvents, subscriptionsRpc, userGroupEvents, usersEvents, type StreamRecord } from '@zc/shared/contracts';
-import { isAppError } from '@zc/shared/errors';
+import { isGuest, subscriptionsEvents, subscriptionsRpc, userGroupEvents, usersEvents, type Actor, type StreamRecord } from '@zc/shared/contracts';
+import { badRequest, isAppError } from '@zc/shared/errors';
 import { transaction } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
 import { readModelStore, type StreamRow } from '../store/read-model-store.js';
@@ -197,4 +197,16 @@ export async function confirmStreamWithOwner(
     return r;
   });
   return { stream: row, subscribed: answer.subscribed, subscriberIds: answer.subscriber_ids, stored: true };
+}
+
+/**
+ * Zulip's access_stream_by_id (marking read, deleting a topic): the stream must exist and be
+ * readable by the user. The owner is asked when the read model does not know the stream or
+ * the subscription (a stream created a moment ago, issue 16).
+ */
+export async function accessStreamById(deps: MessagesDeps, actor: Actor, streamId: number): Promise<StreamRow> {
+  const { stream, subscribed } = await streamAccessFor(deps, actor.realm_id, actor.user_id, { stream_id: streamId });
+  if (!stream || stream.is_archived) throw badRequest('Invalid channel ID');
+  if ((stream.invite_only || isGuest(actor)) && !subscribed) throw badRequest('Invalid channel ID');
+  return stream;
 }

@@ -1,7 +1,7 @@
 /** Bus adapters of the messages service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { messagesRpc, registerStateReply } from '@zc/shared/contracts';
-import { checkDeleteMessage } from '../actions/delete-message.js';
+import { checkDeleteMessage, doDeleteTopic } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
@@ -14,6 +14,7 @@ import type { SendWriter } from '../actions/send-writer.js';
 import type { MessagesDeps } from '../deps.js';
 import { canReadAnyMessage, getMessage, listMessages, matchesNarrow } from '../queries/get-messages.js';
 import { getMessageHistory } from '../queries/message-history.js';
+import { getReadReceipts } from '../queries/read-receipts.js';
 import { getRegisterState } from '../queries/register-state.js';
 import { listStreamTopics } from '../queries/topics.js';
 import { messageStore } from '../store/message-store.js';
@@ -30,6 +31,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     await checkUpdateMessage(deps, writer, r);
     return {};
   });
+  bus.serve(messagesRpc.readReceipts, async (r) => ({ user_ids: await getReadReceipts(deps, r.actor, r.message_id) }));
   bus.serve(messagesRpc.history, (r) => getMessageHistory(deps, r.actor, r.message_id));
   bus.serve(messagesRpc.getOne, (r) => getMessage(deps, r.actor, r.message_id, r.apply_markdown));
   bus.serve(messagesRpc.matchesNarrow, async (r) => ({ messages: await matchesNarrow(deps, r.actor, r.msg_ids, r.narrow) }));
@@ -48,6 +50,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     await checkDeleteMessage(deps, r.actor, r.message_id);
     return {};
   });
+  bus.serve(messagesRpc.deleteTopic, async (r) => ({ complete: await doDeleteTopic(deps, r.actor, r.stream_id, r.topic_name) }));
   bus.serve(messagesRpc.addReaction, async (r) => {
     await checkAddReaction(deps, r);
     return {};

@@ -18,9 +18,14 @@ export interface MessageAudience {
 }
 
 export async function messageAudience(q: Queryable, realmId: number, message: Pick<MessageRow, 'id' | 'stream_id'>): Promise<MessageAudience> {
-  const holders = await editStore.usersWithRows(q, [message.id]);
-  if (message.stream_id === null) return { userIds: holders.sort((a, b) => a - b), publicStream: false };
-  const stream = await readModelStore.streamById(q, realmId, message.stream_id);
+  return messagesAudience(q, realmId, message.stream_id, [message.id]);
+}
+
+/** The same, for messages of one conversation (a stream's, or direct messages when `streamId` is null). */
+export async function messagesAudience(q: Queryable, realmId: number, streamId: number | null, messageIds: readonly number[]): Promise<MessageAudience> {
+  const holders = await editStore.usersWithRows(q, messageIds);
+  if (streamId === null) return { userIds: holders.sort((a, b) => a - b), publicStream: false };
+  const stream = await readModelStore.streamById(q, realmId, streamId);
   if (!stream) return { userIds: [], publicStream: false };
   const subscribers = await readModelStore.subscriberIds(q, stream.id);
   const audience = await readersOf(q, realmId, stream, holders, subscribers);

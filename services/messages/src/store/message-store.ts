@@ -215,6 +215,22 @@ export const messageStore = {
     return new Map(rows.map((r) => [r.message_id, r.flags]));
   },
 
+  /**
+   * Active users (per the directory copy) other than `exceptUserId` whose row of the message
+   * is read, by id, leaving out users `viewerId` has muted or who have muted `viewerId`.
+   */
+  async activeReaderIds(q: Queryable, realmId: number, messageId: number, exceptUserId: number, viewerId: number): Promise<number[]> {
+    const { rows } = await q.query<{ user_id: number }>(
+      `SELECT um.user_id FROM messages.user_message um JOIN messages.user_account u ON u.realm_id = $1 AND u.id = um.user_id
+       WHERE um.message_id = $2 AND (um.flags & 1) <> 0 AND um.user_id <> $3 AND u.is_active
+         AND NOT EXISTS (SELECT 1 FROM messages.muted_user mu WHERE mu.muted
+           AND ((mu.user_id = $4 AND mu.muted_user_id = um.user_id) OR (mu.user_id = um.user_id AND mu.muted_user_id = $4)))
+       ORDER BY um.user_id`,
+      [realmId, messageId, exceptUserId, viewerId],
+    );
+    return rows.map((r) => Number(r.user_id));
+  },
+
   /** Sets (or clears) `bit` on the user's rows among `messageIds`; returns the ids that changed. */
   async changeFlag(q: Queryable, userId: number, messageIds: readonly number[], bit: number, set: boolean): Promise<number[]> {
     const { rows } = await q.query<{ message_id: number }>(

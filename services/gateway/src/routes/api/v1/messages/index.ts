@@ -131,6 +131,11 @@ export default async function messagesRoutes(app: FastifyInstance) {
     return success({});
   });
 
+  app.get<{ Params: { message_id: string } }>('/:message_id/read_receipts', async (request) => {
+    params(request, {});
+    return success(await bus.request(messagesRpc.readReceipts, { actor: request.actor, message_id: messageIdOf(request.params.message_id) }));
+  });
+
   app.get<{ Params: { message_id: string } }>('/:message_id/history', async (request) => {
     params(request, {});
     return success(await bus.request(messagesRpc.history, { actor: request.actor, message_id: messageIdOf(request.params.message_id) }));

@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { LIMITS, subscriptionsRpc } from '@zc/shared/contracts';
-import { success } from '@zc/shared/envelope';
+import { LIMITS, messagesRpc, subscriptionsRpc } from '@zc/shared/contracts';
+import { partiallyCompleted, success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
 import { params } from '../../../../plugins/params.js';
 import { retentionDays } from '../users/me/subscriptions/index.js';
 
 const streamId = int({ min: 1 });
 
-/** GET /api/v1/streams (spec 4.13), GET, PATCH and DELETE /api/v1/streams/{stream_id}, and its members. */
+/** GET /api/v1/streams (spec 4.13), GET, PATCH and DELETE /api/v1/streams/{stream_id}, its members, and delete_topic. */
 export default async function streamsRoutes(app: FastifyInstance) {
   const { bus } = app.deps;
 
@@ -54,6 +54,14 @@ export default async function streamsRoutes(app: FastifyInstance) {
     params(request, {});
     const id = streamId.decode(request.params.stream_id, 'stream_id');
     return success(await bus.request(subscriptionsRpc.archiveStream, { actor: request.actor, stream_id: id }));
+  });
+
+  // Feature level 154-210 clients read partially_completed, later ones `complete`; both are answered.
+  app.post<{ Params: { stream_id: string } }>('/:stream_id/delete_topic', async (request) => {
+    const p = params(request, { topic_name: str() });
+    const id = streamId.decode(request.params.stream_id, 'stream_id');
+    const { complete } = await bus.request(messagesRpc.deleteTopic, { actor: request.actor, stream_id: id, topic_name: p.topic_name });
+    return complete ? success({ complete }) : partiallyCompleted({ complete });
   });
 
   app.get<{ Params: { stream_id: string } }>('/:stream_id/members', async (request) => {
