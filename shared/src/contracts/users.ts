@@ -422,6 +422,10 @@ export const users = {
     reply: Type.Object({ id: Type.Integer() }),
   }),
   removePlayground: rpc('users.v1.remove_playground', { request: Type.Object({ actor: Actor, id: Type.Integer() }), reply: Type.Object({}) }),
+  updateUserSettingsDefaults: rpc('users.v1.update_user_settings_defaults', {
+    request: Type.Object({ actor: Actor, settings: Type.Partial(UserSettings) }),
+    reply: Type.Object({}),
+  }),
   muteUser: rpc('users.v1.mute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
   unmuteUser: rpc('users.v1.unmute_user', { request: Type.Object({ actor: Actor, muted_user_id: Type.Integer() }), reply: Type.Object({}) }),
   listAlertWords: rpc('users.v1.list_alert_words', { safe: true, request: Type.Object({ actor: Actor }), reply: Type.Object({ alert_words: Type.Array(Type.String()) }) }),

@@ -109,6 +109,9 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       if (Array.isArray(state.starred_messages)) state.starred_messages = (state.starred_messages as number[]).filter((id) => !ids.includes(id));
       return;
     }
+    case 'realm_user_settings_defaults':
+      if (state.realm_user_settings_defaults) (state.realm_user_settings_defaults as Json)[e.property as string] = e.value;
+      return;
     case 'realm_playgrounds':
       if ('realm_playgrounds' in state) state.realm_playgrounds = e.realm_playgrounds;
       return;

@@ -11,6 +11,7 @@ import subscriptionStatusRoutes from './api/v1/users/subscription-status.js';
 import realmFiltersRoutes from './api/v1/realm/filters/index.js';
 import realmLinkifiersRoutes from './api/v1/realm/linkifiers/index.js';
 import realmPlaygroundsRoutes from './api/v1/realm/playgrounds/index.js';
+import realmUserSettingsDefaultsRoutes from './api/v1/realm/user-settings-defaults/index.js';
 import realmProfileFieldsRoutes from './api/v1/realm/profile-fields/index.js';
 import profileDataRoutes from './api/v1/users/me/profile-data/index.js';
 import botStorageRoutes from './api/v1/bot-storage/index.js';
@@ -57,6 +58,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(realmFiltersRoutes, v1('/realm/filters'));
   await app.register(realmLinkifiersRoutes, v1('/realm/linkifiers'));
   await app.register(realmPlaygroundsRoutes, v1('/realm/playgrounds'));
+  await app.register(realmUserSettingsDefaultsRoutes, v1('/realm/user_settings_defaults'));
   await app.register(realmProfileFieldsRoutes, v1('/realm/profile_fields'));
   await app.register(profileDataRoutes, v1('/users/me/profile_data'));
   await app.register(botStorageRoutes, v1('/bot_storage'));

@@ -14,6 +14,7 @@ import {
 import { checkDeactivateUser, doRegenerateApiKey } from '../actions/account-state.js';
 import { doMuteUser, doUnmuteUser } from '../actions/muted-users.js';
 import { checkAddPlayground, checkRemovePlayground } from '../actions/playgrounds.js';
+import { checkUpdateUserSettingsDefaults } from '../actions/user-settings-defaults.js';
 import { doUpdatePresence } from '../actions/presence.js';
 import { checkCreateUser } from '../actions/users.js';
 import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
@@ -69,6 +70,10 @@ export function registerUserHandlers(bus: Pick<Bus, 'serve'>, deps: UsersDeps): 
   bus.serve(users.addPlayground, async ({ actor, ...input }) => ({ id: await checkAddPlayground(deps, actor, input) }));
   bus.serve(users.removePlayground, async (r) => {
     await checkRemovePlayground(deps, r.actor, r.id);
+    return {};
+  });
+  bus.serve(users.updateUserSettingsDefaults, async (r) => {
+    await checkUpdateUserSettingsDefaults(deps, r.actor, r.settings);
     return {};
   });
   bus.serve(users.muteUser, async (r) => {

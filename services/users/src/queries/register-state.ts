@@ -2,7 +2,7 @@
 import { LIMITS, PRESENCE_TIMING, Role, THUMBNAIL_FORMATS, TYPING_TIMING, type Actor } from '@zc/shared/contracts';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
 import { GIPHY_RATING_OPTIONS, VIDEO_CHAT_PROVIDERS } from '../lib/realm-settings.js';
-import { DEFAULT_USER_SETTINGS, legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
+import { legacySettingsState, settingsOf, userSettingsState } from '../lib/user-settings.js';
 import { realmSettings } from '@zc/shared/policy';
 import { avatarUrl, toApiBot, toApiUser } from '../lib/user-view.js';
 import { userStore } from '../store/user-store.js';
@@ -16,6 +16,7 @@ import { templateToLegacyFormat } from '../lib/linkifier-rules.js';
 import { CUSTOM_PROFILE_FIELD_TYPES, toApiField } from '../lib/profile-field-rules.js';
 import { profileFieldStore } from '../store/profile-field-store.js';
 import { formatUserStatus } from '../lib/user-status.js';
+import { realmUserSettingsDefaults } from '../actions/user-settings-defaults.js';
 import { toApiMutedUsers } from '../actions/muted-users.js';
 import { playgroundStore } from '../store/playground-store.js';
 import { mutedUserStore } from '../store/muted-user-store.js';
@@ -54,11 +55,7 @@ async function readState(
   const userSettings = settingsOf(me?.settings, me?.timezone ?? '');
 
   if (want('realm')) Object.assign(out, realmState(deps, realm, url));
-  if (want('realm_user_settings_defaults')) {
-    // Zulip's RealmUserDefault: every personal setting except the timezone.
-    const { timezone: _tz, ...defaults } = userSettingsState(DEFAULT_USER_SETTINGS);
-    out.realm_user_settings_defaults = defaults;
-  }
+  if (want('realm_user_settings_defaults')) out.realm_user_settings_defaults = await realmUserSettingsDefaults(q, realm.id);
   // realm_users and the system groups' members read the same listing (one read of the realm's people).
   const all = want('realm_user') || want('realm_user_groups') ? await userStore.listByRealm(q, realm.id) : [];
   if (want('realm_user')) {

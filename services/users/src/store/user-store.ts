@@ -77,8 +77,10 @@ export const userStore = {
   async insert(q: Queryable, u: NewUser): Promise<UserRow> {
     const { rows } = await q.query<UserRow>(
       `INSERT INTO users.user_profile (realm_id, delivery_email, full_name, role, is_bot, bot_type, bot_owner_id,
-         password_hash, api_key_hash, api_key_enc, can_create_users, timezone, is_system_bot)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ${COLS}`,
+         password_hash, api_key_hash, api_key_enc, can_create_users, timezone, is_system_bot, settings)
+       -- A new user starts with the realm's defaults for new users (Zulip's copy_default_settings).
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+         COALESCE((SELECT user_settings_defaults FROM users.realm WHERE id = $1), '{}'::jsonb)) RETURNING ${COLS}`,
       [u.realm_id, u.delivery_email, u.full_name, u.role, u.is_bot, u.bot_type, u.bot_owner_id, u.password_hash, u.api_key_hash, u.api_key_enc, u.can_create_users, u.timezone ?? '', u.is_system_bot ?? false],
     );
     return rows[0] as UserRow;

@@ -157,6 +157,10 @@ export const RealmPlaygroundsEvent = Type.Object(
   },
   strict,
 );
+export const RealmUserSettingsDefaultsEvent = Type.Object(
+  { ...base('realm_user_settings_defaults'), op: Type.Literal('update'), property: Type.String(), value: Type.Union([Type.String(), Type.Integer(), Type.Boolean()]) },
+  strict,
+);
 export const MutedUsersEvent = Type.Object(
   { ...base('muted_users'), muted_users: Type.Array(Type.Object({ id: Type.Integer(), timestamp: Type.Integer() }, strict)) },
   strict,
@@ -186,5 +190,6 @@ export const CORE_EVENT_SCHEMAS: Readonly<Record<string, TSchema>> = {
   realm_filters: RealmFiltersEvent,
   alert_words: AlertWordsEvent,
   muted_users: MutedUsersEvent,
+  'realm_user_settings_defaults/update': RealmUserSettingsDefaultsEvent,
   realm_playgrounds: RealmPlaygroundsEvent,
 };
