@@ -52,4 +52,19 @@ t.test('realm user settings defaults', async (t) => {
     const tz = await admin.patch('/realm/user_settings_defaults', { timezone: 'Europe/Copenhagen' });
     t.same(tz.body.ignored_parameters_unsupported, ['timezone'], 'timezone is not a realm default');
   });
+  t.test('a new user hidden by the defaults stays out of presence', async (t) => {
+    // Someone's presence is read, so the presence store has loaded who is hidden before the new user exists.
+    t.equal((await sys.client(hamlet).post('/users/me/presence', { status: 'active', new_user_input: true })).status, 200);
+    t.equal((await admin.patch('/realm/user_settings_defaults', { presence_enabled: false })).status, 200);
+    const created = await sys.client(iago).post('/users', { email: 'ophelia@zulip.test', password: 'ophelia-pw-123', full_name: 'Ophelia' });
+    t.equal(created.status, 200);
+    const key = await sys.client(iago).post('/fetch_api_key', { username: 'ophelia@zulip.test', password: 'ophelia-pw-123' });
+    const ophelia = { user_id: created.body.user_id as number, email: 'ophelia@zulip.test', api_key: key.body.api_key as string, full_name: 'Ophelia', password: 'ophelia-pw-123' };
+    t.equal((await sys.client(ophelia).post('/users/me/presence', { status: 'active', new_user_input: true })).status, 200, 'her client pings');
+    const seen = (await sys.client(hamlet).get('/realm/presence')).body.presences as Record<string, unknown>;
+    t.ok(hamlet.email in seen, 'others are seen');
+    t.notOk(ophelia.email in seen, 'she is not: presence_enabled is off for her from the start');
+    t.equal((await sys.client(hamlet).get(`/users/${ophelia.user_id}/presence`)).status, 400, 'nor one by one');
+    t.equal((await admin.patch('/realm/user_settings_defaults', { presence_enabled: true })).status, 200);
+  });
 });

@@ -5,6 +5,7 @@ import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import { addToOutbox } from '@zc/shared/outbox';
 import { SYSTEM_GROUPS, isDirectSystemGroupMember, realmSettings, systemGroupId } from '@zc/shared/policy';
 import { realmHostOf, realmUrlOf, type UsersDeps } from '../deps.js';
+import { presenceVisibilityChanged } from '../presence/visibility.js';
 import { generateApiKey, hashPassword } from '../lib/credentials.js';
 import { checkFullName } from '../lib/full-name.js';
 import { toRealmRecord } from '../lib/realm-view.js';
@@ -213,12 +214,18 @@ export async function doCreateRealm(
 export async function doCreateUser(deps: UsersDeps, realm: RealmRow, a: NewAccount): Promise<{ user: UserRow; apiKey: string }> {
   const account = checkNewAccount(a);
   const bot = deps.config.welcomeMessages && !account.is_bot ? await ensureWelcomeBot(deps, realm) : null;
-  return transaction(deps.pool, async (tx) => {
-    const created = await insertAccount(deps, tx, realm, account);
-    await announceUser(deps, tx, realm, created.user);
-    await welcome(deps, tx, realm, created.user, bot);
-    return created;
+  const created = await transaction(deps.pool, async (tx) => {
+    const made = await insertAccount(deps, tx, realm, account);
+    await announceUser(deps, tx, realm, made.user);
+    await welcome(deps, tx, realm, made.user, bot);
+    return made;
   });
+  // The realm's defaults may hide a new user's presence; the presence store's copy of who is
+  // hidden was loaded before they existed.
+  if (created.user.settings.presence_enabled === false) {
+    await presenceVisibilityChanged(deps, realm.id, { user_id: created.user.id, presence_enabled: false });
+  }
+  return created;
 }
 
 /** POST /users: only administrators holding can_create_users may create accounts. */
