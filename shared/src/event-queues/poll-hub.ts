@@ -15,6 +15,7 @@ import type { Bus } from '../bus/index.js';
 import { eventsBroadcast, type WakeAppended } from '../contracts/index.js';
 import { AppError, badRequest } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
+import { traceClockMs } from '../telemetry/index.js';
 import type { PollOptions, PollResult, PollStore } from './poll-store.js';
 
 export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
@@ -75,9 +76,8 @@ export interface PollHubOptions {
 }
 
 const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
-const wallClockMs = () => performance.timeOrigin + performance.now();
 /** PollReply.trace of a poll a wake ended, if it was traced. */
-const traceOf = (p: Parked): { trace?: string } => (p.woken ? { trace: `${p.woken.sentAt},${p.woken.heardAt},${wallClockMs()}` } : {});
+const traceOf = (p: Parked): { trace?: string } => (p.woken ? { trace: `${p.woken.sentAt},${p.woken.heardAt},${traceClockMs()}` } : {});
 const noEvents = (queueId: string): PollReply => ({ events_json: '[]', queue_id: queueId });
 
 interface Parked {
@@ -116,7 +116,7 @@ export class PollHub {
   start(): void {
     this.stopListening = this.o.bus.listen([eventsBroadcast], (_subject, b) => {
       if (b.wake) {
-        const heardAt = this.o.trace && b.sent_at !== undefined ? wallClockMs() : undefined;
+        const heardAt = this.o.trace && b.sent_at !== undefined ? traceClockMs() : undefined;
         for (const id of b.wake) {
           const p = this.parked.get(id);
           if (p && heardAt !== undefined) p.woken = { sentAt: b.sent_at as number, heardAt };

@@ -11,7 +11,7 @@ import { EventTooLarge, MAX_EVENT_BYTES, eventWireBytes, type Bus, type EventCon
 import { changeTooLarge } from '../errors/index.js';
 import { sqlArray, type Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
-import { injectTraceHeaders } from '../telemetry/index.js';
+import { injectTraceHeaders, traceClockMs } from '../telemetry/index.js';
 
 /** Headers on every relayed event: the service (schema) that wrote it and its transaction id. */
 export const ORIGIN_HEADER = 'Zc-Origin';
@@ -282,7 +282,7 @@ export function startOutboxRelay(opts: {
       values: [sqlArray(published), sqlArray(held.map((r) => r.id))],
     });
     published = [];
-    const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(performance.timeOrigin + performance.now()) } : {};
+    const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(traceClockMs()) } : {};
     const order = publishingOrder(rows, flushAll);
     if (order.length === 0) return rows.length;
     const units = order.map((u) => (Array.isArray(u) ? { ...coalesced(u), ids: u.map((r) => r.id) } : { row: u, msgId: `${schema}:${u.id}`, ids: [u.id] }));

@@ -134,3 +134,12 @@ export function currentSpanIds(): { trace_id: string; span_id: string } | undefi
 export function currentTraceId(): string | undefined {
   return currentSpanIds()?.trace_id;
 }
+
+/**
+ * The clock of ZC_DELIVERY_TRACE's per-hop stamps (outbox relay, events appender, poll hub,
+ * gateway): wall-clock milliseconds with sub-millisecond precision, so stamps taken in
+ * different processes on one machine can be subtracted.
+ */
+export function traceClockMs(): number {
+  return performance.timeOrigin + performance.now();
+}

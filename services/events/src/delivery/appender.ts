@@ -23,6 +23,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { eventJson } from '@zc/shared/bus';
 import { ClientNotify, eventsInbox, type WakeAppended } from '@zc/shared/contracts';
 import { ORIGIN_HEADER, TRACE_READ_HEADER, TXID_HEADER } from '@zc/shared/outbox';
+import { traceClockMs } from '@zc/shared/telemetry';
 import type { EventsDeps } from '../deps.js';
 import { queueAccepts } from '../lib/event-filter.js';
 import { finaliseForQueue, splitForQueue } from '../lib/finalise.js';
@@ -59,7 +60,6 @@ interface Note {
   trace?: { relayRead: number; received: number };
 }
 
-const wallClockMs = () => performance.timeOrigin + performance.now();
 /** With ZC_DELIVERY_TRACE: when each inbox message reached this replica (wall-clock ms). */
 const receivedAt = new WeakMap<JsMsg, number>();
 
@@ -250,7 +250,7 @@ export class Appender {
     const pump = (async () => {
       try {
         for await (const m of messages) {
-          if (this.deps.config.deliveryTrace) receivedAt.set(m, wallClockMs());
+          if (this.deps.config.deliveryTrace) receivedAt.set(m, traceClockMs());
           buffered.push(m);
           kick?.();
         }
@@ -385,7 +385,7 @@ export class Appender {
         }
       }
     }
-    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined, config.deliveryTrace ? wallClockMs() : undefined);
+    this.hub.broadcastWake(wake, outcomes.length === 1 ? wakeAppended(routed.perQueue, first.appended, first.newestIds) : undefined, config.deliveryTrace ? traceClockMs() : undefined);
     for (const n of notes) if (isRealmDeactivation(n.notify)) this.dropQueuesSoon(n.notify);
     if (this.onDelivered) {
       const now = Date.now();
@@ -502,7 +502,7 @@ export class Appender {
   private eventsFor(note: Note, queueId: string, s: QueueSettings, flags: readonly string[] | undefined): QueuedEvent[] {
     const view = { queueId, applyMarkdown: s.applyMarkdown, clientGravatar: s.clientGravatar, notificationSettingsNull: s.capabilities.notification_settings_null === true };
     const event = finaliseForQueue(note.notify, view, flags);
-    if (note.trace) event.zc_trace = { relay_read: note.trace.relayRead, stored: note.storedMs, received: note.trace.received, routed: wallClockMs() };
+    if (note.trace) event.zc_trace = { relay_read: note.trace.relayRead, stored: note.storedMs, received: note.trace.received, routed: traceClockMs() };
     return splitForQueue(event, s.capabilities.bulk_message_deletion === true).map((e) => ({ seq: note.seq, origin: note.origin, txid: note.txid, json: JSON.stringify(e) }));
   }
 

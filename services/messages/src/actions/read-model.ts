@@ -3,12 +3,12 @@
  * (@zc/shared/directory, deps.directory): applying the owners' domain events, and — for read-your-writes — asking the owner synchronously when the read
  * model does not know something yet, then storing the answer.
  */
-import { applyMutedUserChange } from './muted-users.js';
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
 import { isGuest, subscriptionsEvents, subscriptionsRpc, userGroupEvents, usersEvents, type Actor, type StreamRecord } from '@zc/shared/contracts';
 import { badRequest, isAppError } from '@zc/shared/errors';
 import { transaction } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
+import { applyMutedUserChange } from './muted-users.js';
 import { readModelStore, type StreamRow } from '../store/read-model-store.js';
 import { renderStore } from '../store/render-store.js';
 

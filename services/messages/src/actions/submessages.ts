@@ -23,7 +23,7 @@ export interface SubmessageRequest {
 
 export async function checkAddSubmessage(deps: MessagesDeps, r: SubmessageRequest): Promise<void> {
   const { actor } = r;
-  await deps.directory.ensureRealm(actor.realm_id);
+  await deps.directory.realmFor(actor);
   const { row } = await accessMessage(deps.pool, viewerOf(actor), r.message_id);
   const widget = widgetOf(originalContent(row));
   const isSender = row.sender_id === actor.user_id;

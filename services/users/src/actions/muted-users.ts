@@ -41,25 +41,23 @@ async function syncToMessages(deps: UsersDeps, change: MutedUserChange): Promise
   }
 }
 
-export async function doMuteUser(deps: UsersDeps, actor: Actor, mutedUserId: number): Promise<void> {
-  if (mutedUserId === actor.user_id) throw badRequest('Cannot mute self');
+/** Stores the change (false when there was nothing to change), announces it and pushes it to the messages service. */
+async function changeMute(deps: UsersDeps, actor: Actor, mutedUserId: number, muted: boolean, store: (tx: Queryable) => Promise<boolean>, unchanged: string): Promise<void> {
   const change = await transaction(deps.pool, async (tx) => {
     await requireMutableUser(tx, actor, mutedUserId);
-    if (!(await mutedUserStore.insert(tx, actor.realm_id, actor.user_id, mutedUserId, new Date()))) throw badRequest('User already muted');
-    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: true, revision: await mutedUserStore.revisionNow(tx) };
+    if (!(await store(tx))) throw badRequest(unchanged);
+    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted, revision: await mutedUserStore.revisionNow(tx) };
     await announce(tx, c);
     return c;
   });
   await syncToMessages(deps, change);
 }
 
+export async function doMuteUser(deps: UsersDeps, actor: Actor, mutedUserId: number): Promise<void> {
+  if (mutedUserId === actor.user_id) throw badRequest('Cannot mute self');
+  await changeMute(deps, actor, mutedUserId, true, (tx) => mutedUserStore.insert(tx, actor.realm_id, actor.user_id, mutedUserId, new Date()), 'User already muted');
+}
+
 export async function doUnmuteUser(deps: UsersDeps, actor: Actor, mutedUserId: number): Promise<void> {
-  const change = await transaction(deps.pool, async (tx) => {
-    await requireMutableUser(tx, actor, mutedUserId);
-    if (!(await mutedUserStore.delete(tx, actor.user_id, mutedUserId))) throw badRequest('User is not muted');
-    const c = { realm_id: actor.realm_id, user_id: actor.user_id, muted_user_id: mutedUserId, muted: false, revision: await mutedUserStore.revisionNow(tx) };
-    await announce(tx, c);
-    return c;
-  });
-  await syncToMessages(deps, change);
+  await changeMute(deps, actor, mutedUserId, false, (tx) => mutedUserStore.delete(tx, actor.user_id, mutedUserId), 'User is not muted');
 }

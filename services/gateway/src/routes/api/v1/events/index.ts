@@ -4,6 +4,7 @@ import { eventsRpc, isGuest, type Actor } from '@zc/shared/contracts';
 import { PollHub, PollStore, UNEXPECTED } from '@zc/shared/event-queues';
 import { success } from '@zc/shared/envelope';
 import { bool, int, str } from '@zc/shared/params';
+import { traceClockMs } from '@zc/shared/telemetry';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
 import { params } from '../../../../plugins/params.js';
 
@@ -51,7 +52,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
     );
     if (reply === UNEXPECTED) return answer(request, response, await (check as CredentialCheck).recheck(), null);
     // The gateway's hops (see PollReply.trace), and when the answer went to be written.
-    if (reply.trace) void response.header('x-zc-trace', `${reply.trace},${performance.timeOrigin + performance.now()}`);
+    if (reply.trace) void response.header('x-zc-trace', `${reply.trace},${traceClockMs()}`);
     // The events are JSON text from the queue and go out as it; only a request with
     // parameters to report as ignored takes the envelope's object path.
     if (request.ignoredParams) {
