@@ -72,6 +72,8 @@ t.test('zulip-terminal: start, people present, read a stream, send, direct messa
 
   // Reading a stream: find it in the stream list (q), open it; the client marks what was read.
   await keys('q');
+  // Typed before the client has moved the focus, the letters would be keys of the list (i: stream info).
+  await see('the stream search has the focus', { not: 'Search [q]:' });
   await type('Elsinore');
   await keys('Enter', 'Enter');
   await see('narrowed to the stream', '# Elsinore walls  Search', `Who is there ${unique}?`);
@@ -130,6 +132,8 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   const { see, keys, type, quit } = await launchClient(t, sys, hamlet, unique);
   await see('the stream list', '# Platform');
   await keys('q');
+  // Typed before the client has moved the focus, the letters would be keys of the list (i: stream info).
+  await see('the stream search has the focus', { not: 'Search [q]:' });
   await type('Platform');
   await keys('Enter', 'Enter');
   await see('the poll with its question, options and the vote so far', 'Poll', `Who is there ${unique}?`, '[ 1 ] Bernardo', '[ 0 ] Francisco', '[ 0 ] Horatio');
@@ -238,6 +242,8 @@ t.test('zulip-terminal: someone just signed up starts it and finds Welcome Bot\'
   // Composing in a stream the client holds no message of crashes it (it builds the stream box
   // without a stream id), so a newcomer's first stream message needs "general" to have some.
   await keys('q');
+  // Typed before the client has moved the focus, the letters would be keys of the list (i: stream info).
+  await see('the stream search has the focus', { not: 'Search [q]:' });
   await type('general');
   await keys('Enter', 'Enter');
   await see('narrowed to "general", with its topics', '# general  Search', 'how topics work');
