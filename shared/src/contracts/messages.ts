@@ -426,6 +426,9 @@ export type MessageSent = Static<typeof MessageSent>;
  * The uploaded files a message links (`/user_uploads/<path_id>` in its content), after a send
  * that links any, after an edit that changes them, and (empty) when the message is deleted.
  */
+/** MessageAttachmentsChanged.version of a deleted message: final, no later change undoes it. */
+export const MESSAGE_DELETED_VERSION = 2 ** 31 - 1;
+
 export const MessageAttachmentsChanged = Type.Object({
   realm_id: Type.Integer(),
   message_id: Type.Integer(),
@@ -433,6 +436,13 @@ export const MessageAttachmentsChanged = Type.Object({
   /** UNIX seconds the message was sent (not edited). */
   date_sent: Type.Integer(),
   path_ids: Type.Array(Type.String()),
+  /**
+   * Orders the changes of one message, which reach the uploads service twice (pushed before
+   * the send, edit or deletion is answered, and as this event): 0 at send, the length of the
+   * edit history after an edit, MESSAGE_DELETED_VERSION at deletion. A change older than one
+   * already applied is ignored. Absent in events written before it existed: applied as they come.
+   */
+  version: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type MessageAttachmentsChanged = Static<typeof MessageAttachmentsChanged>;
 
