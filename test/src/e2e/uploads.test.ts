@@ -146,6 +146,14 @@ t.test('uploads', async (t) => {
       t.equal(r.status, 404, p);
       t.equal(r.json?.msg, 'File not found', p);
     }
+    // No listing: neither the realm's directory nor any prefix of a real path id names a file.
+    const [, , realm, shard, random] = uri.split('/');
+    for (const p of ['/user_uploads', '/user_uploads/', `/user_uploads/${realm}`, `/user_uploads/${realm}/`, `/user_uploads/${realm}/${shard}/`, `/user_uploads/${realm}/${shard}/${random}/`, `/user_uploads/thumbnail/${realm}/`]) {
+      const r = await download(p, hamlet);
+      t.equal(r.status, 404, `${p}: nothing listed`);
+      t.equal(r.json?.result, 'error', p);
+      t.notOk(r.body.toString().includes('soliloquy'), `${p}: no file named`);
+    }
   });
 
   t.test('a temporary URL works without credentials, for a minute', async (t) => {
