@@ -181,23 +181,45 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
   const type = (text: string) => tmux('send-keys', '-t', 'zt', '-l', text);
 
   /**
+   * The client pings its presence once at start and then every `server_presence_ping_interval_seconds`
+   * (60) in a thread of its own, which redraws the Users panel with each answer. When the ping
+   * reached the server first is when that thread's cycle started.
+   */
+  const present = async () => (await sys.client(sys.people.iago).get(`/users/${who.user_id}/presence`)).status === 200;
+  // Watched from the launch on; a run that ends early (a failure, the teardown) ends the watch too.
+  const firstPing = (async () => {
+    for (let i = 0; i < 300 && !(await present().catch(() => false)); i++) await new Promise((r) => setTimeout(r, 100));
+    return Date.now();
+  })();
+
+  /**
    * Quits as someone would: ^C without a confirmation (exit_confirmation=disabled); the client
-   * gives its queue back and ends. Its threads (the presence pings, the event poll) redraw the
-   * screen after each answer, and one that does so while urwid shuts down throws, a race in the
-   * client, not an answer of ours. A person does not quit in that instant, so this waits for the
-   * client's presence ping to reach the server and for the screen to have stayed still for
-   * 2 s. The exit status is always 1 (a `finally: sys.exit(1)` in its main), so "no crash
-   * report and no traceback log" is what a clean exit looks like.
+   * gives its queue back and ends. A thread of the client that redraws while urwid shuts down
+   * throws (a race in the client, not an answer of ours), and the presence thread redraws after
+   * each ping, every minute from the first, so a run that lasts past a minute can meet it. A
+   * person does not quit in that instant: this quits where the presence cycle is quiet (from 5 s
+   * after a ping to 15 s before the next; the cycle drifts by a ping's round trip, well inside
+   * that), once the screen has stayed still for 2 s. The exit status is always 1 (a
+   * `finally: sys.exit(1)` in its main), so "no crash report and no traceback log" is what a
+   * clean exit looks like.
    */
   const quit = async () => {
-    const present = async () => (await sys.client(sys.people.iago).get(`/users/${who.user_id}/presence`)).status === 200;
-    for (let i = 0; i < 100 && !(await present()); i++) await new Promise((r) => setTimeout(r, 100));
+    const pingedAt = await firstPing;
     t.ok(await present(), "the client's presence ping reached the server");
-    let still = await screen();
-    for (let since = Date.now(), deadline = Date.now() + 20_000; Date.now() - since < 2000 && Date.now() < deadline; ) {
-      await new Promise((r) => setTimeout(r, 250));
-      const now = await screen();
-      if (now !== still) [still, since] = [now, Date.now()];
+    const cycleMs = 60_000;
+    const stillScreen = async () => {
+      let still = await screen();
+      for (let since = Date.now(), deadline = Date.now() + 10_000; Date.now() - since < 2000 && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        const now = await screen();
+        if (now !== still) [still, since] = [now, Date.now()];
+      }
+    };
+    for (;;) {
+      await stillScreen();
+      const phase = (Date.now() - pingedAt) % cycleMs;
+      if (phase >= 5_000 && phase < cycleMs - 15_000) break;
+      await new Promise((r) => setTimeout(r, (cycleMs - phase + 5_000) % cycleMs));
     }
     await keys('C-c');
     await see('the client ended', 'ZT-EXIT=');

@@ -3,7 +3,7 @@
  * long-polls marked) and the HTTP RED metrics. ZC_ACCESS_LOG=false keeps the metrics and
  * drops the lines (load tests).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor } from '@zc/shared/contracts';
 import fp from 'fastify-plugin';
 import { httpMetrics } from '@zc/shared/metrics';
 import { nameServerSpan, telemetryStarted } from '@zc/shared/telemetry';
@@ -24,28 +24,27 @@ export default fp(async (app) => {
     });
   }
   app.addHook('onResponse', (request, reply, done) => {
-    logAndCount(request, reply);
+    const actor = request.actor as Actor | undefined;
+    // Unmatched paths share one label, so a scanner cannot create series.
+    logAndCount(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime, actor, request.ip);
     done();
   });
-  function logAndCount(request: FastifyRequest, reply: FastifyReply): void {
-    // Unmatched paths share one label, so a scanner cannot create series.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const ms = reply.elapsedTime;
-    red?.observe(route, request.method, reply.statusCode, ms / 1000);
+  app.lane.observe = (r) => logAndCount(r.method, r.route, r.status, r.ms, r.actor, r.ip);
+  function logAndCount(method: string, route: string, status: number, ms: number, actor: Actor | undefined, ip: string | undefined): void {
+    red?.observe(route, method, status, ms / 1000);
     if (!gateway.accessLog) return;
-    const actor = request.actor as { user_id: number; realm_id: number } | undefined;
     access.info(
       {
-        method: request.method,
+        method,
         route,
-        status: reply.statusCode,
+        status,
         duration_ms: Math.round(ms * 10) / 10,
         ...(actor ? { user_id: actor.user_id, realm_id: actor.realm_id } : {}),
-        ...(request.method === 'GET' && route.endsWith('/events') ? { longpoll: true } : {}),
-        client_ip: request.ip,
+        ...(method === 'GET' && route.endsWith('/events') ? { longpoll: true } : {}),
+        client_ip: ip,
         // trace_id and span_id come from the logger's mixin (shared/logging).
       },
-      `${request.method} ${route} ${reply.statusCode} ${Math.round(ms)}ms`,
+      `${method} ${route} ${status} ${Math.round(ms)}ms`,
     );
   }
 });

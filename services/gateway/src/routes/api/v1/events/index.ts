@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Gauge } from 'prom-client';
 import { eventsRpc, isGuest, type Actor } from '@zc/shared/contracts';
-import { PollHub, PollStore, UNEXPECTED } from '@zc/shared/event-queues';
+import { PollHub, PollStore, UNEXPECTED, type PollReply } from '@zc/shared/event-queues';
 import { success } from '@zc/shared/envelope';
-import { bool, int, str } from '@zc/shared/params';
+import { bool, int, parseParams, str, type ParamValues } from '@zc/shared/params';
 import { traceClockMs } from '@zc/shared/telemetry';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
-import { params } from '../../../../plugins/params.js';
+import { DECLINE } from '../../../../lib/fast-lane.js';
+import { declaredParams, params } from '../../../../plugins/params.js';
 
 /**
  * GET /api/v1/events (long-poll) and DELETE /api/v1/events (spec 4.21). The gateway serves
@@ -18,6 +19,12 @@ import { params } from '../../../../plugins/params.js';
  * appends, which fail over to another leader); this gateway going away drops its clients'
  * connections, and they poll again elsewhere with the same last_event_id.
  */
+/** The success envelope of a poll's answer, its events spliced in as the JSON text they are. */
+function pollBody(reply: PollReply): string {
+  const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
+  return `{"result":"success","msg":"","events":${reply.events_json}${queueId}}`;
+}
+
 export default async function eventsRoutes(app: FastifyInstance) {
   const { bus, log, redis, config, gateway, metrics } = app.deps;
   const hub = new PollHub({ bus, store: new PollStore(redis, config.redisPrefix), log, heartbeatMs: gateway.heartbeatMs, trace: config.deliveryTrace });
@@ -58,11 +65,29 @@ export default async function eventsRoutes(app: FastifyInstance) {
     if (request.ignoredParams) {
       return success({ events: JSON.parse(reply.events_json) as unknown[], ...(reply.queue_id !== undefined ? { queue_id: reply.queue_id } : {}) });
     }
-    const queueId = reply.queue_id !== undefined ? `,"queue_id":${JSON.stringify(reply.queue_id)}` : '';
-    return response.type('application/json; charset=utf-8').send(`{"result":"success","msg":"","events":${reply.events_json}${queueId}}`);
+    return response.type('application/json; charset=utf-8').send(pollBody(reply));
   }
 
   app.get('/', { config: { credentialsCheckedByRoute: true } }, async (request, response) => answer(request, response, request.actor, takeCredentialCheck(request)));
+
+  // The plain poll in the fast lane (lib/fast-lane.ts), where most of the gateway's requests
+  // go under load: a refused parameter, or credentials that moved, are Fastify's to answer.
+  declaredParams.set(`GET ${app.prefix}`, pollParams);
+  app.lane.add('GET', app.prefix, Object.keys(pollParams), async ({ res, query, credentials }) => {
+    let p: ParamValues<typeof pollParams>;
+    try {
+      p = parseParams(query, pollParams).values;
+    } catch {
+      return DECLINE;
+    }
+    const { actor, keys, tokens } = credentials;
+    const reply = await hub.getEvents(
+      { queueId: p.queue_id, userId: actor.user_id, guest: isGuest(actor), lastEventId: p.last_event_id, dontBlock: p.dont_block, expect: { keys, values: tokens } },
+      (leave) => res.once('close', () => !res.writableFinished && leave()),
+    );
+    if (reply === UNEXPECTED) return DECLINE;
+    return { body: pollBody(reply), ...(reply.trace ? { headers: { 'x-zc-trace': `${reply.trace},${traceClockMs()}` } } : {}) };
+  });
 
   app.delete('/', async (request) => {
     const p = params(request, { queue_id: str() });

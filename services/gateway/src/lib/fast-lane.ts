@@ -1,0 +1,174 @@
+/**
+ * The gateway's fast lane (issue 14): the most frequent requests, in their plain form, are
+ * answered straight from Node's HTTP request, in front of Fastify. The long-poll GET /events
+ * is most of the gateway's traffic under load (one request per delivered event), and
+ * Fastify's routing, hooks, parameter plugins and reply machinery cost more CPU than its
+ * own work (one Redis script), on the same event loop as every send.
+ *
+ * A lane route takes a request only when nothing about it needs Fastify: no body, a query
+ * string of the route's own parameter names in plain characters (so parsing it here and in
+ * Fastify cannot differ, and it is well-formed text), and an API key the auth plugin has
+ * cached and lets the route check itself (`credentialsCheckedByRoute`). Everything else (a
+ * refusal to explain, an unknown parameter, a key to check with the users service, a
+ * gateway shutting down) goes down Fastify's path, which answers every case, so the two
+ * cannot disagree about errors. A route may also give a request back to Fastify after
+ * looking at it, as long as it has changed nothing.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Actor } from '@zc/shared/contracts';
+import { errorBody } from '@zc/shared/envelope';
+import { asOutage, internalError, isAppError, type AppError } from '@zc/shared/errors';
+import type { Logger } from '@zc/shared/logging';
+import { nameServerSpan, telemetryStarted } from '@zc/shared/telemetry';
+
+/** What a lane route answers to hand the request to Fastify instead (it has done nothing). */
+export const DECLINE = Symbol('decline');
+
+export interface LaneRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The query parameters, each once, all of them names the route declared. */
+  query: Record<string, string>;
+  /**
+   * The key's credentials as cached: the route's Redis script must compare `keys` with
+   * `tokens` before acting, and the route give the request to Fastify when one differs.
+   */
+  credentials: LaneCredentials;
+}
+
+export interface LaneCredentials {
+  actor: Actor;
+  /** Redis keys of the user's and the realm's credential tokens (shared redis/credentials.ts). */
+  keys: [string, string];
+  /** The tokens the cached key was checked under ('' for none). */
+  tokens: [string, string];
+}
+
+export interface LaneAnswer {
+  /** A success envelope's JSON text. */
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export type LaneHandler = (r: LaneRequest) => Promise<LaneAnswer | typeof DECLINE>;
+
+/** The auth plugin's cached-key path: the actor and the check left to the route, or undefined (Fastify's path). */
+export type LaneAuthenticate = (host: string | undefined, authorization: string) => LaneCredentials | undefined;
+
+/** The access-log plugin's line and RED metrics for a request the lane answered. */
+export type LaneObserve = (r: { method: string; route: string; status: number; ms: number; actor?: Actor; ip: string | undefined }) => void;
+
+/** Query strings whose parsing is the same everywhere: no escapes, no '+', nothing but these. */
+const PLAIN_QUERY = /^[A-Za-z0-9_.:=&-]*$/;
+
+interface Route {
+  route: string;
+  names: ReadonlySet<string>;
+  handler: LaneHandler;
+}
+
+export class FastLane {
+  private readonly routes = new Map<string, Route>();
+  /** Set when the gateway starts closing: Fastify then answers 503, as configured. */
+  closing = false;
+  authenticate?: LaneAuthenticate;
+  observe?: LaneObserve;
+
+  /**
+   * `exactClientIp`: the socket's address is the client's (no trusted proxy), or no access
+   * line needs it. Else the lane stands aside: Fastify works the address out of
+   * X-Forwarded-For for the access log.
+   */
+  constructor(
+    private readonly log: Logger,
+    private readonly exactClientIp: boolean,
+  ) {}
+
+  /** A lane route: `path` as Fastify would match it (a trailing slash is ignored), with its parameters' names. */
+  add(method: 'GET', path: string, names: readonly string[], handler: LaneHandler): void {
+    this.routes.set(`${method} ${path}`, { route: path, names: new Set(names), handler });
+  }
+
+  /** Node's request listener: the lane's requests, and Fastify's handler for the rest. */
+  listener(fastify: (req: IncomingMessage, res: ServerResponse) => void): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      if (!this.take(req, res, fastify)) fastify(req, res);
+    };
+  }
+
+  private take(req: IncomingMessage, res: ServerResponse, fastify: (req: IncomingMessage, res: ServerResponse) => void): boolean {
+    if (this.closing || this.routes.size === 0 || !this.authenticate || !this.exactClientIp) return false;
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    let path = q < 0 ? url : url.slice(0, q);
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    const route = this.routes.get(`${req.method} ${path}`);
+    if (!route) return false;
+    const length = req.headers['content-length'];
+    if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
+    const authorization = req.headers.authorization;
+    if (!authorization) return false;
+    const query = q < 0 ? {} : parsePlainQuery(url.slice(q + 1), route.names);
+    if (!query) return false;
+    const auth = this.authenticate(req.headers.host, authorization);
+    if (!auth) return false;
+    if (telemetryStarted()) nameServerSpan(req.method as string, route.route);
+    const started = performance.now();
+    route.handler({ req, res, query, credentials: auth }).then(
+      (answer) => {
+        if (answer === DECLINE) return fastify(req, res);
+        this.send(res, 200, answer.body, answer.headers);
+        this.observed(req, route.route, 200, started, auth.actor);
+      },
+      (err: unknown) => {
+        const e = this.refusal(err);
+        const headers: Record<string, string> = {};
+        if (e.httpStatus === 401) headers['www-authenticate'] = 'Basic realm="zulip"';
+        const retryAfter = e.data['retry-after'];
+        if (e.httpStatus === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.ceil(retryAfter));
+        this.send(res, e.httpStatus, JSON.stringify(errorBody(e)), headers);
+        this.observed(req, route.route, e.httpStatus, started, auth.actor);
+      },
+    );
+    return true;
+  }
+
+  /** As the error-envelope plugin: an AppError as it is, an outage 503, anything else a 500 without detail. */
+  private refusal(err: unknown): AppError {
+    const e = isAppError(err) ? err : (asOutage(err) ?? internalError(err));
+    if (e.httpStatus >= 500) this.log.error({ err, code: e.code }, 'request failed');
+    else this.log.info({ code: e.code, status: e.httpStatus }, 'request rejected');
+    return e;
+  }
+
+  private send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      // Authenticated answers must never be cached by anything between us and the client (as app.ts's onSend).
+      'cache-control': 'private, no-store',
+      ...headers,
+    });
+    res.end(body);
+  }
+
+  private observed(req: IncomingMessage, route: string, status: number, started: number, actor: Actor): void {
+    this.observe?.({ method: req.method as string, route, status, ms: performance.now() - started, actor, ip: req.socket.remoteAddress });
+  }
+}
+
+/** The parameters of a plain query string when each is one of `names` and given once; else undefined. */
+function parsePlainQuery(qs: string, names: ReadonlySet<string>): Record<string, string> | undefined {
+  if (!PLAIN_QUERY.test(qs)) return undefined;
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (qs === '') return out;
+  for (const pair of qs.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (!names.has(name) || name in out) return undefined;
+    out[name] = eq < 0 ? '' : pair.slice(eq + 1);
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+/**
+ * The fast lane in front of Fastify, over real HTTP: which requests it takes, and that every
+ * other one (and every one a route gives back) reaches the handler behind it untouched.
+ */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { AppError } from '@zc/shared/errors';
+import { createLogger } from '@zc/shared/logging';
+import { DECLINE, FastLane, type LaneCredentials } from '../../src/lib/fast-lane.js';
+
+const actor = { realm_id: 1, user_id: 7, role: 400, email: 'hamlet@zulip.test', full_name: 'Hamlet', is_bot: false } as unknown as LaneCredentials['actor'];
+const credentials: LaneCredentials = { actor, keys: ['k:user:7', 'k:realm:1'], tokens: ['u', 'r'] };
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+async function startLane(t: { teardown(fn: () => unknown): void }, exactClientIp = true) {
+  const lane = new FastLane(createLogger({ service: 'test', level: 'silent' }), exactClientIp);
+  lane.authenticate = (_host, authorization) => (authorization === 'Basic good' ? credentials : undefined);
+  const observed: Array<{ route: string; status: number }> = [];
+  lane.observe = (r) => observed.push({ route: r.route, status: r.status });
+  const seen: Array<Record<string, string>> = [];
+  lane.add('GET', '/api/v1/thing', ['a', 'b'], async ({ query, credentials: c }) => {
+    seen.push({ ...query });
+    if (c !== credentials) throw new Error('credentials not passed on');
+    switch (query.a) {
+      case 'decline':
+        return DECLINE;
+      case 'refuse':
+        throw new AppError('BAD_EVENT_QUEUE_ID', 'Bad event queue ID: x', 400, { queue_id: 'x' });
+      case 'unauthorized':
+        throw new AppError(null, 'Not logged in', 401);
+      case 'crash':
+        throw new Error('secret detail');
+      default:
+        return { body: `{"result":"success","msg":"","a":${JSON.stringify(query.a ?? null)}}`, headers: { 'x-extra': 'yes' } };
+    }
+  });
+  let behind = 0;
+  const server = createServer(
+    lane.listener((req, res) => {
+      behind++;
+      req.resume();
+      req.on('end', () => res.writeHead(299, { 'content-type': 'text/plain' }).end(`fastify ${req.method} ${req.url}`));
+    }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  const send = (path: string, o: { method?: string; authorization?: string | null; body?: string } = {}) =>
+    new Promise<Answer>((resolve, reject) => {
+      const headers: Record<string, string> = {};
+      if (o.authorization !== null) headers.authorization = o.authorization ?? 'Basic good';
+      if (o.body !== undefined) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        headers['content-length'] = String(Buffer.byteLength(o.body));
+      }
+      const req = httpRequest({ host: '127.0.0.1', port, path, method: o.method ?? 'GET', headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      });
+      req.on('error', reject);
+      req.end(o.body);
+    });
+  return { lane, send, seen, observed, behind: () => behind };
+}
+
+t.test('takes the plain form of its routes', async (t) => {
+  const s = await startLane(t);
+  const r = await s.send('/api/v1/thing?a=1-2_3.x:y&b=');
+  t.equal(r.status, 200);
+  t.same(JSON.parse(r.body), { result: 'success', msg: '', a: '1-2_3.x:y' });
+  t.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+  t.equal(r.headers['cache-control'], 'private, no-store');
+  t.equal(r.headers['x-extra'], 'yes');
+  t.equal(Number(r.headers['content-length']), Buffer.byteLength(r.body));
+  t.same(s.seen, [{ a: '1-2_3.x:y', b: '' }]);
+  t.equal((await s.send('/api/v1/thing/?a=2')).status, 200, 'a trailing slash, as Fastify ignores it');
+  t.equal((await s.send('/api/v1/thing')).status, 200, 'no query string');
+  t.equal(s.behind(), 0);
+  t.same(s.observed, [
+    { route: '/api/v1/thing', status: 200 },
+    { route: '/api/v1/thing', status: 200 },
+    { route: '/api/v1/thing', status: 200 },
+  ]);
+});
+
+t.test('everything else goes to the handler behind it, untouched', async (t) => {
+  const s = await startLane(t);
+  const cases: Array<[string, Parameters<typeof s.send>[1]]> = [
+    ['/api/v1/thing?a=1&c=2', {}], // a name the route does not take: Fastify reports it as ignored
+    ['/api/v1/thing?a=1&a=2', {}], // a name given twice
+    ['/api/v1/thing?a=%41', {}], // escapes: parsed by Fastify alone
+    ['/api/v1/thing?a=x+y', {}],
+    ['/api/v1/thing?a=%C3%A9', {}],
+    ['/api/v1/thing?a=1', { authorization: null }], // no credentials: Fastify's 401
+    ['/api/v1/thing?a=1', { authorization: 'Basic other' }], // a key the cache does not hold
+    ['/api/v1/thing?a=1', { method: 'POST' }],
+    ['/api/v1/thing?a=1', { method: 'GET', body: 'b=2' }], // a body: its parameters count
+    ['/api/v1/other?a=1', {}],
+    ['/api/v1/thing?a=decline', {}], // the route gave it back
+  ];
+  for (const [path, o] of cases) {
+    const r = await s.send(path, o);
+    t.equal(r.status, 299, `${o?.method ?? 'GET'} ${path}`);
+    t.equal(r.body, `fastify ${o?.method ?? 'GET'} ${path}`, 'the request as it came');
+  }
+  t.equal(s.behind(), cases.length);
+  t.same(s.seen, [{ a: 'decline' }], 'only the declining request reached the route');
+  t.same(s.observed, [], 'what Fastify answers, Fastify logs');
+});
+
+t.test('a route refusal is answered in the error envelope', async (t) => {
+  const s = await startLane(t);
+  const refused = await s.send('/api/v1/thing?a=refuse');
+  t.equal(refused.status, 400);
+  t.same(JSON.parse(refused.body), { result: 'error', msg: 'Bad event queue ID: x', code: 'BAD_EVENT_QUEUE_ID', queue_id: 'x' });
+  t.equal(refused.headers['cache-control'], 'private, no-store');
+  const unauthorized = await s.send('/api/v1/thing?a=unauthorized');
+  t.equal(unauthorized.status, 401);
+  t.equal(unauthorized.headers['www-authenticate'], 'Basic realm="zulip"');
+  t.same(JSON.parse(unauthorized.body), { result: 'error', msg: 'Not logged in' });
+  const crashed = await s.send('/api/v1/thing?a=crash');
+  t.equal(crashed.status, 500);
+  t.same(JSON.parse(crashed.body), { result: 'error', msg: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }, 'no detail of the failure');
+  t.same(s.observed.map((o) => o.status), [400, 401, 500]);
+  t.equal(s.behind(), 0);
+});
+
+t.test('stands aside while closing, and when it cannot know the client address', async (t) => {
+  const s = await startLane(t);
+  s.lane.closing = true;
+  t.equal((await s.send('/api/v1/thing?a=1')).status, 299);
+  const proxied = await startLane(t, false);
+  t.equal((await proxied.send('/api/v1/thing?a=1')).status, 299);
+  t.same([...s.seen, ...proxied.seen], []);
+});
