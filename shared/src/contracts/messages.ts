@@ -461,6 +461,20 @@ export const MessagesMoved = Type.Object({
 });
 export type MessagesMoved = Static<typeof MessagesMoved>;
 
+/**
+ * Stream messages were deleted (DELETE /messages/{id}, delete_topic), among them the stream's
+ * oldest: the subscriptions service moves its first_message_id to `first_message_id`, the
+ * oldest message left, read in the deletion's transaction (null: none left). Deletions that
+ * leave the oldest message in place send none.
+ */
+export const StreamMessagesDeleted = Type.Object({
+  realm_id: Type.Integer(),
+  stream_id: Type.Integer(),
+  message_ids: Type.Array(Type.Integer()),
+  first_message_id: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type StreamMessagesDeleted = Static<typeof StreamMessagesDeleted>;
+
 /** Several message.sent events as one (the outbox relay publishes a run of them so: OutboxCoalescing). */
 export const MessagesSent = Type.Object({ sent: Type.Array(MessageSent) });
 export type MessagesSent = Static<typeof MessagesSent>;
@@ -473,6 +487,7 @@ export const messagesEvents = {
   /** The uploads service links attachments to messages from it. */
   messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
   messagesMoved: event('messages.evt.v1.messages.moved', MessagesMoved),
+  streamMessagesDeleted: event('messages.evt.v1.stream_messages.deleted', StreamMessagesDeleted),
 } as const;
 
 /** A direct message one of the realm's system bots sends on another service's behalf. */

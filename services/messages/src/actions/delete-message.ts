@@ -42,7 +42,8 @@ export async function checkDeleteMessage(deps: MessagesDeps, actor: Actor, messa
 
   const unlinked = await transaction(deps.pool, async (tx) => {
     await editStore.lockMessages(tx, [row.id]);
-    const { deleted, unlinked } = await deleteAndAnnounce(tx, realm.id, [row], row.stream_id === null ? null : { stream_id: row.stream_id, topic: row.topic }, audience);
+    const conversation = row.stream_id === null ? null : { stream_id: row.stream_id, recipient_id: row.recipient_id, topic: row.topic };
+    const { deleted, unlinked } = await deleteAndAnnounce(tx, realm.id, [row], conversation, audience);
     if (deleted.length === 0) throw badRequest('Message already deleted');
     return unlinked;
   });
@@ -61,12 +62,20 @@ async function deleteAndAnnounce(
   tx: Queryable,
   realmId: number,
   rows: readonly DeletedRow[],
-  conversation: { stream_id: number; topic: string } | null,
+  conversation: { stream_id: number; recipient_id: number; topic: string } | null,
   audience: MessageAudience,
 ): Promise<{ deleted: number[]; unlinked: MessageAttachmentsChanged[] }> {
   const deleted = await deleteStore.deleteMessages(tx, rows.map((r) => r.id));
   const unlinked: MessageAttachmentsChanged[] = [];
   if (deleted.length === 0) return { deleted, unlinked };
+  if (conversation !== null) {
+    // Zulip's check_update_first_message_id: the stream's first message gone, the subscriptions
+    // service (which keeps first_message_id) hears which one is first now.
+    const firstLeft = await editStore.firstMessageId(tx, conversation.recipient_id);
+    if (firstLeft === null || Math.min(...deleted) < firstLeft) {
+      await addToOutbox(tx, 'messages', messagesEvents.streamMessagesDeleted, { realm_id: realmId, stream_id: conversation.stream_id, message_ids: deleted, first_message_id: firstLeft });
+    }
+  }
   const event =
     conversation === null
       ? { type: 'delete_message', message_type: 'private', message_ids: deleted }
@@ -117,7 +126,8 @@ export async function doDeleteTopic(deps: MessagesDeps, actor: Actor, streamId: 
       const unlinked: MessageAttachmentsChanged[] = [];
       for (const [spelling, group] of bySpelling) {
         const audience = await messagesAudience(tx, realm.id, stream.id, group.map((r) => r.id));
-        unlinked.push(...(await deleteAndAnnounce(tx, realm.id, group, { stream_id: stream.id, topic: spelling }, audience)).unlinked);
+        const conversation = { stream_id: stream.id, recipient_id: stream.recipient_id, topic: spelling };
+        unlinked.push(...(await deleteAndAnnounce(tx, realm.id, group, conversation, audience)).unlinked);
       }
       return { deleted: rows.length, unlinked };
     });
