@@ -4,8 +4,10 @@
  * messages.sent), and first_message_id after moves (messages.moved) and deletions
  * (stream_messages.deleted). Each message counts once: a redelivered event (the service stopped
  * between commit and acknowledgement) finds its message id already counted. A first_message_id
- * changed by a move or a deletion is announced as a `stream` update event (Zulip's
- * check_update_first_message_id), so clients' stream lists keep matching a fresh /register.
+ * changed by a move or a deletion is announced as a `stream` update event. Zulip changes the
+ * value (check_update_first_message_id) but sends that event only from feature level 256; we
+ * send it at our level too, since without it a client's stream list stops matching a fresh
+ * /register, and clients apply a stream update of any property alike.
  */
 import type { DeliveredArgs, EventMeta } from '@zc/shared/bus';
 import { messagesEvents, type MessageSent, type MessagesMoved, type StreamMessagesDeleted } from '@zc/shared/contracts';
