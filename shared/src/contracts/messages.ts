@@ -426,6 +426,9 @@ export type MessageSent = Static<typeof MessageSent>;
  * The uploaded files a message links (`/user_uploads/<path_id>` in its content), after a send
  * that links any, after an edit that changes them, and (empty) when the message is deleted.
  */
+/** MessageAttachmentsChanged.version of a deleted message: final, no later change undoes it. */
+export const MESSAGE_DELETED_VERSION = 2 ** 31 - 1;
+
 export const MessageAttachmentsChanged = Type.Object({
   realm_id: Type.Integer(),
   message_id: Type.Integer(),
@@ -433,6 +436,13 @@ export const MessageAttachmentsChanged = Type.Object({
   /** UNIX seconds the message was sent (not edited). */
   date_sent: Type.Integer(),
   path_ids: Type.Array(Type.String()),
+  /**
+   * Orders the changes of one message, which reach the uploads service twice (pushed before
+   * the send, edit or deletion is answered, and as this event): 0 at send, the length of the
+   * edit history after an edit, MESSAGE_DELETED_VERSION at deletion. A change older than one
+   * already applied is ignored. Absent in events written before it existed: applied as they come.
+   */
+  version: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type MessageAttachmentsChanged = Static<typeof MessageAttachmentsChanged>;
 
@@ -451,6 +461,20 @@ export const MessagesMoved = Type.Object({
 });
 export type MessagesMoved = Static<typeof MessagesMoved>;
 
+/**
+ * Stream messages were deleted (DELETE /messages/{id}, delete_topic), among them the stream's
+ * oldest: the subscriptions service moves its first_message_id to `first_message_id`, the
+ * oldest message left, read in the deletion's transaction (null: none left). Deletions that
+ * leave the oldest message in place send none.
+ */
+export const StreamMessagesDeleted = Type.Object({
+  realm_id: Type.Integer(),
+  stream_id: Type.Integer(),
+  message_ids: Type.Array(Type.Integer()),
+  first_message_id: Type.Union([Type.Integer(), Type.Null()]),
+});
+export type StreamMessagesDeleted = Static<typeof StreamMessagesDeleted>;
+
 /** Several message.sent events as one (the outbox relay publishes a run of them so: OutboxCoalescing). */
 export const MessagesSent = Type.Object({ sent: Type.Array(MessageSent) });
 export type MessagesSent = Static<typeof MessagesSent>;
@@ -463,6 +487,7 @@ export const messagesEvents = {
   /** The uploads service links attachments to messages from it. */
   messageAttachmentsChanged: event('messages.evt.v1.message.attachments_changed', MessageAttachmentsChanged),
   messagesMoved: event('messages.evt.v1.messages.moved', MessagesMoved),
+  streamMessagesDeleted: event('messages.evt.v1.stream_messages.deleted', StreamMessagesDeleted),
 } as const;
 
 /** A direct message one of the realm's system bots sends on another service's behalf. */

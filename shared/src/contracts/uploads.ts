@@ -9,6 +9,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
 import { Actor, RegisterStateReply, RegisterStateRequest } from './common.js';
+import { MessageAttachmentsChanged } from './messages.js';
 
 /** A message that links an attachment, as GET /attachments shows it (times in milliseconds, as Zulip). */
 export const AttachmentMessage = Type.Object({ id: Type.Integer(), date_sent: Type.Integer() });
@@ -141,6 +142,17 @@ export const uploads = {
     safe: true,
     request: Type.Object({ actor: Actor }),
     reply: Type.Object({ attachments: Type.Array(Attachment), upload_space_used: Type.Integer() }),
+  }),
+  /**
+   * The uploads a message links now, pushed by the messages service before it answers a send,
+   * edit or deletion that changes them, so the file is shared (or no longer) by the time the
+   * sender hears back (the attachments_changed event carries the same change; versions make
+   * whichever comes second a no-op). Idempotent, so it may be asked again of another replica.
+   */
+  syncMessageAttachments: rpc('uploads.v1.sync_message_attachments', {
+    safe: true,
+    request: MessageAttachmentsChanged,
+    reply: Type.Object({}),
   }),
   /** DELETE /attachments/{id} (spec 4.20): only the owner; the file becomes unreachable at once. */
   removeAttachment: rpc('uploads.v1.remove_attachment', {

@@ -8,6 +8,7 @@ import t from 'tap';
 import type { Params } from '../client.js';
 import { startSystem } from '../harness.js';
 import { verifyAction } from './events-verify.js';
+import { upload } from './uploads-support.js';
 
 t.test('events applied to register state equal a fresh register', async (t) => {
   const sys = await startSystem(t);
@@ -101,6 +102,27 @@ t.test('events applied to register state equal a fresh register', async (t) => {
     const params = { ...base, event_types: ['reaction', 'message'] };
     await verifyAction(t, sys, h, () => h.post(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/add'] });
     await verifyAction(t, sys, h, () => h.delete(`/messages/${id}/reactions`, { emoji_name: 'tada' }), { params, expect: ['reaction/remove'] });
+  });
+
+  t.test('attachment add, update (linked by a message, then edited away), remove', async (t) => {
+    await h.post('/users/me/subscriptions', { subscriptions: [{ name: 'Archives' }] });
+    const params = { ...base, event_types: ['attachment'] };
+    let uri = '';
+    const [added] = await verifyAction(t, sys, h, async () => {
+      uri = (await upload(sys, hamlet, [{ filename: 'ledger.txt', contentType: 'text/plain', data: Buffer.from('debts') }])).json.uri as string;
+    }, { params, expect: ['attachment/add'] });
+    const id = (added?.attachment as { id: number }).id;
+    let messageId = 0;
+    const linked = await verifyAction(t, sys, h, async () => {
+      messageId = (await h.post('/messages', { type: 'stream', to: 'Archives', topic: 'books', content: `[ledger](${uri})` })).body.id as number;
+    }, { params, expect: ['attachment/update'] });
+    // The link reaches the uploads service twice (pushed before the send is answered, and by event): one update.
+    t.equal(linked.length, 1, 'one update event');
+    t.match(linked[0], { attachment: { id, messages: [{ id: messageId }] } });
+    const unlinked = await verifyAction(t, sys, h, () => h.patch(`/messages/${messageId}`, { content: 'ledger burnt' }), { params, expect: ['attachment/update'] });
+    t.equal(unlinked.length, 1, 'one update event');
+    t.match(unlinked[0], { attachment: { id, messages: [] } });
+    await verifyAction(t, sys, h, () => h.delete(`/attachments/${id}`), { params, expect: ['attachment/remove'] });
   });
 
   t.test('a direct message with apply_markdown=false', async (t) => {

@@ -99,6 +99,10 @@ export function applyEvent(state: Json, e: ClientEvent, opts: { include_subscrib
       }
       return;
     }
+    case 'attachment':
+      // /register carries no uploads (Zulip's apply_event ignores these too): they update a
+      // list the client fetched with GET /attachments.
+      return;
     case 'reaction':
       // Reactions live on messages, which /register does not carry.
       return;

@@ -41,14 +41,17 @@ t.test('messages: delete a topic', async (t) => {
     await sys.client(othello).post('/messages/flags', { messages: [doomed[0]!], op: 'add', flag: 'starred' });
 
     const answers: Record<string, unknown>[] = [];
-    const events = await verifyAction(t, sys, sys.client(othello), async () => {
+    const all = await verifyAction(t, sys, sys.client(othello), async () => {
       for (let i = 0; i < 5; i++) {
         const r = await deleteTopic(iago, denmark.stream_id, 'DOOMED');
         t.equal(r.status, 200);
         answers.push(r.body);
         if (r.body.result === 'success') break;
       }
-    }, { params: { fetch_event_types: ['message', 'starred_messages'] }, expect: ['delete_message'] });
+    }, { params: { fetch_event_types: ['message', 'starred_messages'] }, expect: ['delete_message', 'stream/update'] });
+    // The topic held Denmark's first message: its first_message_id moves on (a stream update).
+    t.match(all.filter((e) => e.type === 'stream'), [{ op: 'update', stream_id: denmark.stream_id, property: 'first_message_id', value: kept }]);
+    const events = all.filter((e) => e.type === 'delete_message');
     t.same(answers, [
       { result: 'partially_completed', msg: '', code: 'REQUEST_TIMEOUT', complete: false },
       { result: 'partially_completed', msg: '', code: 'REQUEST_TIMEOUT', complete: false },

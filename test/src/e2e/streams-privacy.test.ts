@@ -48,6 +48,10 @@ t.test('streams made private or archived', async (t) => {
     const before = (await ok(sys.client(hamlet).post('/messages', { type: 'stream', to: agora, topic: 'plans', content: 'public for now' }))).id as number;
     await ok(sys.client(hamlet).post(`/messages/${before}/reactions`, { emoji_name: 'tada' }));
     t.equal(((await ok(history(othello, agora))).messages as Msg[]).length, 1, 'othello reads the public stream');
+    // Starring a message one never received gives a (historical) row, which outlives access.
+    await ok(sys.client(othello).post('/messages/flags', { messages: [before], op: 'add', flag: 'starred' }));
+    const starredOf = async (who: Account) => (await ok(sys.client(who).post('/register', { fetch_event_types: ['starred_messages'] }))).starred_messages as number[];
+    t.same(await starredOf(othello), [before], 'othello starred it while the stream was public');
     const { poller: publicQueue } = await QueuePoller.register(sys.client(othello), { all_public_streams: true, event_types: ['message', 'reaction', 'update_message'] });
     const { poller: ownQueue } = await QueuePoller.register(sys.client(othello), { event_types: ['message', 'reaction', 'update_message'] });
 
@@ -63,6 +67,9 @@ t.test('streams made private or archived', async (t) => {
     const searched = await ok(sys.client(othello).get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'search', operand: 'public' }] }));
     t.notOk((searched.messages as Msg[]).some((m) => m.id === before), 'nor a search');
     t.same((await ok(sys.client(othello).get('/messages/matches_narrow', { msg_ids: [before], narrow: [] }))).messages, {}, 'nor matches_narrow');
+    t.same(await starredOf(othello), [], "nor /register's starred_messages");
+    const starred = await ok(sys.client(othello).get('/messages', { anchor: 'newest', num_before: 50, num_after: 0, narrow: [{ operator: 'is', operand: 'starred' }] }));
+    t.same(starred.messages, [], 'nor the starred narrow');
     t.same((await sys.client(othello).get(`/messages/${before}/history`)).body, { result: 'error', msg: 'Invalid message(s)', code: 'BAD_REQUEST' });
     t.same((await sys.client(othello).get(`/streams/${agora}/members`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });
     t.same((await sys.client(othello).get(`/users/${hamlet.user_id}/subscriptions/${agora}`)).body, { result: 'error', msg: 'Invalid channel ID', code: 'BAD_REQUEST' });

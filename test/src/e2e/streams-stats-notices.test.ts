@@ -1,7 +1,8 @@
 /**
  * What the subscriptions service keeps or says beside its own requests: the notification
  * bot's "X subscribed you to ..." direct messages (Zulip's send_messages_for_new_subscribers),
- * first_message_id following messages moved between streams, and weekly traffic counting
+ * first_message_id following messages moved between streams or deleted (with the stream
+ * update event Zulip's check_update_first_message_id sends), and weekly traffic counting
  * each message once when an event is delivered again.
  */
 import { randomUUID } from 'node:crypto';
@@ -9,6 +10,7 @@ import t from 'tap';
 import { messagesEvents } from '@zc/shared/contracts';
 import { createPool } from '@zc/shared/db';
 import { startSystem, type Account } from '../harness.js';
+import { verifyAction } from './events-verify.js';
 import type { Msg } from './messages-fixtures.js';
 
 t.test('stream statistics and subscription notices', async (t) => {
@@ -63,12 +65,44 @@ t.test('stream statistics and subscription notices', async (t) => {
     await eventually(async () => ((await firstOf(source)) === first ? true : undefined), 'source counts its first message');
     const move = (id: number) =>
       ok(sys.client(iago).patch(`/messages/${id}`, { stream_id: target, propagate_mode: 'change_one', send_notification_to_old_thread: false, send_notification_to_new_thread: false }));
-    await move(first);
-    t.equal(await eventually(async () => ((await firstOf(target)) === first ? first : undefined), 'target gets the moved message'), first);
+    const params = { event_types: ['stream'], apply_markdown: true, client_gravatar: false };
+    const events = await verifyAction(t, sys, sys.client(othello), () => move(first), { params, expect: ['stream/update'] });
+    t.match(
+      events.filter((e) => e.type === 'stream').map((e) => [e.stream_id, e.property, e.value]),
+      [[target, 'first_message_id', first], [source, 'first_message_id', second]],
+      "both streams' first_message_id, announced",
+    );
+    t.equal(await firstOf(target), first, 'target gets the moved message');
     t.equal(await firstOf(source), second, "the source's first message is the one left");
     await move(second);
     await eventually(async () => ((await firstOf(source)) === null ? true : undefined), 'an emptied stream has none');
     t.equal(await firstOf(target), first);
+  });
+
+  t.test("first_message_id follows the deletion of a stream's first message, announced to those who see the stream", async (t) => {
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Ledger' }], principals: [hamlet.user_id, othello.user_id] }));
+    const ledger = await idOf('Ledger');
+    const send = async (topic: string) => (await ok(sys.client(hamlet).post('/messages', { type: 'stream', to: ledger, topic, content: 'entry' }))).id as number;
+    const first = await send('a');
+    const second = await send('b');
+    const third = await send('b');
+    const firstOf = async () => (await ok(sys.client(hamlet).get(`/streams/${ledger}`))).stream.first_message_id as number | null;
+    await eventually(async () => ((await firstOf()) === first ? true : undefined), 'the first message is counted');
+    // othello left: the stream is among his `unsubscribed`, which the event keeps current too.
+    await ok(sys.client(othello).delete('/users/me/subscriptions', { subscriptions: ['Ledger'] }));
+    const params = { event_types: ['stream', 'subscription'], include_subscribers: true, apply_markdown: true, client_gravatar: false };
+    const forget = (id: number) => () => ok(sys.client(iago).delete(`/messages/${id}`));
+    // A later message going changes nothing: no event.
+    await verifyAction(t, sys, sys.client(hamlet), forget(third), { params, expect: [] });
+    t.equal(await firstOf(), first);
+    const events = await verifyAction(t, sys, sys.client(hamlet), forget(first), { params, expect: ['stream/update'] });
+    t.match(events, [{ type: 'stream', op: 'update', stream_id: ledger, name: 'Ledger', property: 'first_message_id', value: second }]);
+    t.equal(await firstOf(), second, 'the oldest message left');
+    // The last one goes (through delete_topic, as a batch): none left.
+    await verifyAction(t, sys, sys.client(othello), () => ok(sys.client(iago).post(`/streams/${ledger}/delete_topic`, { topic_name: 'b' })), { params, expect: ['stream/update'] });
+    t.equal(await firstOf(), null, 'an emptied stream has none');
+    const later = await send('c');
+    await eventually(async () => ((await firstOf()) === later ? true : undefined), 'a new message is the first again');
   });
 
   t.test('weekly traffic counts a redelivered message.sent once', async (t) => {

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import t from 'tap';
 import { clientEventSchema } from '@zc/shared/contracts/client-events';
+import { messagesEvents } from '@zc/shared/contracts';
 import { createPool } from '@zc/shared/db';
+import { addToOutbox } from '@zc/shared/outbox';
 import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
 import { MessagesWorld } from './messages-fixtures.js';
@@ -93,12 +95,15 @@ t.test('uploads', async (t) => {
   t.test('a message linking it lets those who can read the message download it', async (t) => {
     const { poller } = await QueuePoller.register(sys.client(hamlet), { event_types: ['attachment'] });
     messageId = await send('Denmark', `[soliloquy.txt](${uri})`);
-    t.ok(await until(async () => (await download(uri, othello)).status === 200), 'othello, a subscriber, may download it');
-    t.same((await download(uri, othello)).body, text);
+    // As soon as the send is answered (the link is pushed to the uploads service before), not eventually.
+    const first = await download(uri, othello);
+    t.equal(first.status, 200, 'othello, a subscriber, may download it at once');
+    t.same(first.body, text);
+    const list = await sys.client(hamlet).get('/attachments');
     const [event] = await poller.collect(1);
     t.match(event, { type: 'attachment', op: 'update', attachment: { id: attachmentId, messages: [{ id: messageId }] } });
     t.ok(matchesSchema(event), 'attachment/update matches its schema');
-    const list = await sys.client(hamlet).get('/attachments');
+    t.equal((await poller.drain()).length, 0, 'one update, though the link reached the uploads service twice (push and event)');
     const [a] = list.body.attachments as Array<{ messages: Array<{ id: number; date_sent: number }> }>;
     t.equal(a?.messages[0]?.id, messageId);
     t.ok(Math.abs((a?.messages[0]?.date_sent ?? 0) - Date.now()) < 60_000, 'date_sent in milliseconds');
@@ -115,7 +120,7 @@ t.test('uploads', async (t) => {
     const r = await upload(sys, hamlet, [{ filename: 'plan.txt', contentType: 'text/plain', data: Buffer.from('secret plan') }]);
     const secretUri = r.json.uri as string;
     await send('Secret', `see [the plan](${secretUri})`);
-    t.ok(await until(async () => (await download(secretUri, desdemona)).status === 200), 'a subscriber may');
+    t.equal((await download(secretUri, desdemona)).status, 200, 'a subscriber may');
     t.equal((await download(secretUri, othello)).status, 403, 'a non-subscriber may not');
   });
 
@@ -141,6 +146,14 @@ t.test('uploads', async (t) => {
       t.equal(r.status, 404, p);
       t.equal(r.json?.msg, 'File not found', p);
     }
+    // No listing: neither the realm's directory nor any prefix of a real path id names a file.
+    const [, , realm, shard, random] = uri.split('/');
+    for (const p of ['/user_uploads', '/user_uploads/', `/user_uploads/${realm}`, `/user_uploads/${realm}/`, `/user_uploads/${realm}/${shard}/`, `/user_uploads/${realm}/${shard}/${random}/`, `/user_uploads/thumbnail/${realm}/`]) {
+      const r = await download(p, hamlet);
+      t.equal(r.status, 404, `${p}: nothing listed`);
+      t.equal(r.json?.result, 'error', p);
+      t.notOk(r.body.toString().includes('soliloquy'), `${p}: no file named`);
+    }
   });
 
   t.test('a temporary URL works without credentials, for a minute', async (t) => {
@@ -162,10 +175,27 @@ t.test('uploads', async (t) => {
   t.test('an edit that drops the link takes the access away', async (t) => {
     const r = await sys.client(hamlet).patch(`/messages/${messageId}`, { content: 'never mind' });
     t.equal(r.status, 200, JSON.stringify(r.body));
-    t.ok(await until(async () => (await download(uri, othello)).status === 403), 'othello no longer may');
+    t.equal((await download(uri, othello)).status, 403, 'othello no longer may, as soon as the edit is answered');
     t.equal((await download(uri, hamlet)).status, 200, 'the owner still may');
     const list = await sys.client(hamlet).get('/attachments');
     t.same((list.body.attachments as Array<{ id: number; messages: unknown[] }>).find((a) => a.id === attachmentId)?.messages, []);
+  });
+
+  t.test('a late copy of an older link change does not undo a newer one', async (t) => {
+    // The edit above reached the uploads service twice (push, then event). Here the send's
+    // change (version 0, linking the file) arrives once more after it, then a marker change
+    // of another message: once the marker shows, the stale one was handled (in order) and ignored.
+    const marker = await upload(sys, hamlet, [{ filename: 'marker.txt', contentType: 'text/plain', data: Buffer.from('m') }]);
+    const markerMessageId = 2_000_000_000;
+    const common = { realm_id: sys.realmId, sender_id: hamlet.user_id, date_sent: Math.floor(Date.now() / 1000) };
+    await addToOutbox(db, 'messages', messagesEvents.messageAttachmentsChanged, { ...common, message_id: messageId, path_ids: [uri.slice('/user_uploads/'.length)], version: 0 });
+    await addToOutbox(db, 'messages', messagesEvents.messageAttachmentsChanged, { ...common, message_id: markerMessageId, path_ids: [(marker.json.uri as string).slice('/user_uploads/'.length)], version: 0 });
+    await sys.flushOutboxes();
+    const linksOf = async (name: string) =>
+      ((await sys.client(hamlet).get('/attachments')).body.attachments as Array<{ name: string; messages: Array<{ id: number }> }>).find((a) => a.name === name)?.messages.map((m) => m.id);
+    t.ok(await until(async () => (await linksOf('marker.txt'))?.[0] === markerMessageId), 'the marker change was applied');
+    t.same(await linksOf('soliloquy.txt'), [], 'the stale change linked nothing');
+    t.equal((await download(uri, othello)).status, 403);
   });
 
   t.test('DELETE /attachments/{id}: only the owner; the file is gone', async (t) => {

@@ -506,6 +506,36 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     },
   });
 
+  const linkFileThenDownload = fc.constantFrom<'keep' | 'edit' | 'delete'>('keep', 'edit', 'delete').map(
+    (then): Scenario => ({
+      name: `upload a file, post a link to it, a colleague downloads it at once${then === 'keep' ? '' : `; ${then === 'edit' ? 'edit the link away' : 'delete the message'}, and the colleague is refused at once`}`,
+      async run(s) {
+        const me = member(s);
+        const fetchAs = async (who: Account, method: 'GET' | 'POST', path: string, o: { body?: Buffer; contentType?: string } = {}) => {
+          const client = s.as(who);
+          const res = await request(`${client.baseUrl}${path}`, { method, headers: client.headers(o.contentType ? { 'content-type': o.contentType } : {}), ...(o.body ? { body: o.body } : {}) });
+          const text = await res.body.text();
+          s.transcript.push(`${who.full_name}: ${method} ${path} -> ${res.statusCode} ${text.slice(0, 200)}`);
+          return { status: res.statusCode, text };
+        };
+        const { body, contentType } = multipart([{ filename: 'notes.txt', contentType: 'text/plain', data: Buffer.from(s.unique) }]);
+        const up = await fetchAs(me, 'POST', '/api/v1/user_uploads', { body, contentType });
+        if (up.status !== 200) s.fail(`POST /user_uploads answered ${up.status}`);
+        const uri = (JSON.parse(up.text) as { uri: string }).uri;
+        const to = await commonStream(s);
+        const sent = await s.call(me, 'POST', '/messages', { type: 'stream', to, topic: 'files', content: `[notes](${uri})` });
+        const got = await fetchAs(other(s), 'GET', uri);
+        s.check(got.status === 200 && got.text === s.unique, `the colleague downloads the linked file: ${got.status}`);
+        if (then === 'keep') return;
+        const id = sent.body.id as number;
+        if (then === 'edit') await s.call(me, 'PATCH', `/messages/${id}`, { content: 'no file after all' });
+        else await s.call(s.sys.people.desdemona, 'DELETE', `/messages/${id}`);
+        const refused = await fetchAs(other(s), 'GET', uri);
+        s.check(refused.status === 403, `the colleague is refused once no message links it: ${refused.status}`);
+      },
+    }),
+  );
+
   const registerThenChangeName = (kind: string, alsoBefore: boolean) =>
     `register, then at once a ${kind} change, delivered to the new queue${alsoBefore ? ' (and the same change made just before /register is not)' : ''}`;
   // ZC_SEQUENCE_ONLY=<part of a scenario's name> runs only those (to replay or to work on one).
@@ -571,6 +601,6 @@ export function scenarioArbitrary(): fc.Arbitrary<Scenario> {
     }),
   );
 
-  const all = onlyKinds.length > 0 ? registerThenChange : fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, lastLeavesPrivateThenReuse, alertWordThenMessage, muteThenReceive, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, registerThenChange);
+  const all = onlyKinds.length > 0 ? registerThenChange : fc.oneof(renameThenSend, makePrivateThenRead, createThenSend, subscribeThenMention, createThenMarkRead, createUserThenMessage, replaceLinkifierThenPost, leavePrivateThenPost, lastLeavesPrivateThenReuse, alertWordThenMessage, muteThenReceive, draftThenList, draftsSyncSwitch, emoticonSettingThenSend, customEmojiThenUse, linkFileThenDownload, registerThenChange);
   return only ? all.filter((sc) => sc.name.includes(only)) : all;
 }

@@ -6,7 +6,7 @@
  * goes to everyone who could read it (queries/message-audience.ts), which the events service
  * splits into one event per message for queues without `bulk_message_deletion`.
  */
-import { eventsInbox, isAdmin, messagesEvents, type Actor } from '@zc/shared/contracts';
+import { eventsInbox, isAdmin, MESSAGE_DELETED_VERSION, messagesEvents, type Actor, type MessageAttachmentsChanged } from '@zc/shared/contracts';
 import { transaction, type Queryable } from '@zc/shared/db';
 import { badRequest, organizationAdministratorRequired } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -17,6 +17,7 @@ import { messageAudience, messagesAudience, type MessageAudience } from '../quer
 import { deleteStore, type TopicMessageRow } from '../store/delete-store.js';
 import { editStore } from '../store/edit-store.js';
 import type { MessageRow } from '../store/message-store.js';
+import { pushAttachmentLinks } from './attachment-links.js';
 import { accessStreamById } from './read-model.js';
 
 const noPermission = () => badRequest("You don't have permission to delete this message");
@@ -39,11 +40,14 @@ export async function checkDeleteMessage(deps: MessagesDeps, actor: Actor, messa
   // Read before the rows go: who could read it is who hears of the deletion.
   const audience = await messageAudience(deps.pool, realm.id, row);
 
-  await transaction(deps.pool, async (tx) => {
+  const unlinked = await transaction(deps.pool, async (tx) => {
     await editStore.lockMessages(tx, [row.id]);
-    const deleted = await deleteAndAnnounce(tx, realm.id, [row], row.stream_id === null ? null : { stream_id: row.stream_id, topic: row.topic }, audience);
+    const conversation = row.stream_id === null ? null : { stream_id: row.stream_id, recipient_id: row.recipient_id, topic: row.topic };
+    const { deleted, unlinked } = await deleteAndAnnounce(tx, realm.id, [row], conversation, audience);
     if (deleted.length === 0) throw badRequest('Message already deleted');
+    return unlinked;
   });
+  await pushAttachmentLinks(deps, unlinked);
 }
 
 type DeletedRow = Pick<MessageRow, 'id' | 'sender_id' | 'date_sent' | 'has_attachment'>;
@@ -58,11 +62,20 @@ async function deleteAndAnnounce(
   tx: Queryable,
   realmId: number,
   rows: readonly DeletedRow[],
-  conversation: { stream_id: number; topic: string } | null,
+  conversation: { stream_id: number; recipient_id: number; topic: string } | null,
   audience: MessageAudience,
-): Promise<number[]> {
+): Promise<{ deleted: number[]; unlinked: MessageAttachmentsChanged[] }> {
   const deleted = await deleteStore.deleteMessages(tx, rows.map((r) => r.id));
-  if (deleted.length === 0) return deleted;
+  const unlinked: MessageAttachmentsChanged[] = [];
+  if (deleted.length === 0) return { deleted, unlinked };
+  if (conversation !== null) {
+    // Zulip's check_update_first_message_id: the stream's first message gone, the subscriptions
+    // service (which keeps first_message_id) hears which one is first now.
+    const firstLeft = await editStore.firstMessageId(tx, conversation.recipient_id);
+    if (firstLeft === null || Math.min(...deleted) < firstLeft) {
+      await addToOutbox(tx, 'messages', messagesEvents.streamMessagesDeleted, { realm_id: realmId, stream_id: conversation.stream_id, message_ids: deleted, first_message_id: firstLeft });
+    }
+  }
   const event =
     conversation === null
       ? { type: 'delete_message', message_type: 'private', message_ids: deleted }
@@ -76,15 +89,18 @@ async function deleteAndAnnounce(
   const gone = new Set(deleted);
   for (const r of rows) {
     if (!r.has_attachment || !gone.has(r.id)) continue;
-    await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, {
+    const change = {
       realm_id: realmId,
       message_id: r.id,
       sender_id: r.sender_id,
       date_sent: Math.floor(r.date_sent.getTime() / 1000),
       path_ids: [],
-    });
+      version: MESSAGE_DELETED_VERSION,
+    };
+    await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, change);
+    unlinked.push(change);
   }
-  return deleted;
+  return { deleted, unlinked };
 }
 
 /**
@@ -102,17 +118,20 @@ export async function doDeleteTopic(deps: MessagesDeps, actor: Actor, streamId: 
   const { deleteTopicBatchSize: batch, deleteTopicTimeLimitMs: limitMs } = deps.settings;
   const started = Date.now();
   for (;;) {
-    const deleted = await transaction(deps.pool, async (tx) => {
+    const { deleted, unlinked } = await transaction(deps.pool, async (tx) => {
       const rows = await deleteStore.lockNewestInTopic(tx, stream.recipient_id, topic, batch, onlyUserId);
       // The event names the topic as the messages spell it; a topic matched case-insensitively may have several spellings.
       const bySpelling = new Map<string, TopicMessageRow[]>();
       for (const r of rows) bySpelling.set(r.topic, [...(bySpelling.get(r.topic) ?? []), r]);
+      const unlinked: MessageAttachmentsChanged[] = [];
       for (const [spelling, group] of bySpelling) {
         const audience = await messagesAudience(tx, realm.id, stream.id, group.map((r) => r.id));
-        await deleteAndAnnounce(tx, realm.id, group, { stream_id: stream.id, topic: spelling }, audience);
+        const conversation = { stream_id: stream.id, recipient_id: stream.recipient_id, topic: spelling };
+        unlinked.push(...(await deleteAndAnnounce(tx, realm.id, group, conversation, audience)).unlinked);
       }
-      return rows.length;
+      return { deleted: rows.length, unlinked };
     });
+    await pushAttachmentLinks(deps, unlinked);
     if (deleted < batch) return true;
     if (Date.now() - started >= limitMs) return false;
   }

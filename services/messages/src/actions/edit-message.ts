@@ -8,7 +8,7 @@
  * per-user rows moved with the messages' visibility, and the client events written to the
  * outbox. Notification-bot posts about a move go out after the commit.
  */
-import { eventsInbox, isGuest, messagesEvents, type Actor, type EditHistoryEntry, type UpdateMessageEvent } from '@zc/shared/contracts';
+import { eventsInbox, isGuest, messagesEvents, type Actor, type EditHistoryEntry, type MessageAttachmentsChanged, type UpdateMessageEvent } from '@zc/shared/contracts';
 import { transaction } from '@zc/shared/db';
 import { badRequest } from '@zc/shared/errors';
 import { addToOutbox } from '@zc/shared/outbox';
@@ -31,6 +31,7 @@ import { readersOf } from '../queries/message-audience.js';
 import { editStore } from '../store/edit-store.js';
 import { messageStore, type MessageRow } from '../store/message-store.js';
 import { readModelStore, type RealmRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { pushAttachmentLinks } from './attachment-links.js';
 import { sendMoveNotifications } from './move-notifications.js';
 import { streamAccessFor } from './read-model.js';
 import { renderMessage, type RenderedMessage } from './render-message.js';
@@ -126,6 +127,7 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
   const newTopic = change.topic;
   const topicLinks = newTopic !== undefined ? topicLinksOf(newTopic, (await deps.render.forRealm(realm.id)).linkifiers) : undefined;
 
+  let linksChange: MessageAttachmentsChanged | undefined;
   await transaction(deps.pool, async (tx) => {
     const affected = [...new Set([target.id, ...movedIds])];
     await editStore.lockMessages(tx, affected);
@@ -178,13 +180,16 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
         now,
       );
       if (rendered.attachment_path_ids.length || before.has_attachment) {
-        await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, {
+        linksChange = {
           realm_id: realm.id,
           message_id: target.id,
           sender_id: before.sender_id,
           date_sent: Math.floor(before.date_sent.getTime() / 1000),
           path_ids: rendered.attachment_path_ids,
-        });
+          // The history grows by one entry with every edit of the (locked) message: a version.
+          version: historyOf(before).length,
+        };
+        await addToOutbox(tx, 'messages', messagesEvents.messageAttachmentsChanged, linksChange);
       }
       // Mentions, wildcards and alert words follow the new content (spec 2.9).
       const rows = await editStore.rowsOf(tx, target.id);
@@ -263,6 +268,7 @@ export async function checkUpdateMessage(deps: MessagesDeps, writer: SendWriter,
       });
     }
   });
+  if (linksChange) await pushAttachmentLinks(deps, [linksChange]);
 
   if (moving && oldStream) {
     await sendMoveNotifications(deps, writer, {

@@ -22,6 +22,7 @@ import { widgetSubmessage } from '../lib/widget.js';
 import { RENDERER_VERSION } from '../lib/render.js';
 import { messageStore } from '../store/message-store.js';
 import { RECIPIENT_HUDDLE, RECIPIENT_PERSONAL, readModelStore, type RealmRow, type SendContextRow, type StreamRow, type UserRow } from '../store/read-model-store.js';
+import { pushAttachmentLinks } from './attachment-links.js';
 import { confirmStreamWithOwner } from './read-model.js';
 import { StaleSendContext } from './send-context.js';
 import { renderMessage } from './render-message.js';
@@ -253,7 +254,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   // A widget's first submessage carries the message id, which the writer fills in.
   const widget = widgetSubmessage({ id: 0, sender_id: actor.user_id, content });
   if (widget) event.submessages = [{ ...widget }];
-  return writer.submit({
+  const id = await writer.submit({
     message,
     recipients: userIds.map((id) => ({ id, flags: flagsOf(id) })),
     event,
@@ -264,4 +265,10 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
     ...(r.idempotency_key !== undefined ? { idempotencyKey: r.idempotency_key } : {}),
     ...(opts.checked ? { readModelVersion } : {}),
   });
+  if (rendered.attachment_path_ids.length) {
+    await pushAttachmentLinks(deps, [
+      { realm_id: actor.realm_id, message_id: id, sender_id: actor.user_id, date_sent: Math.floor(now.getTime() / 1000), path_ids: rendered.attachment_path_ids, version: 0 },
+    ]);
+  }
+  return id;
 }

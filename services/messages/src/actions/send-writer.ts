@@ -99,6 +99,7 @@ function attachmentsPayload(realmId: number, s: PreparedSend, id: number) {
     sender_id: s.message.sender_id,
     date_sent: Math.floor(s.message.date_sent.getTime() / 1000),
     path_ids: s.attachmentPathIds ?? [],
+    version: 0,
   } satisfies PayloadOf<typeof messagesEvents.messageAttachmentsChanged>;
 }
 

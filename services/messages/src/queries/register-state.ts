@@ -2,7 +2,7 @@
  * The messages service's part of POST /register (api-notes §2.1), read in one snapshot:
  * max_message_id, unread_msgs, starred_messages, recent_private_conversations.
  */
-import type { Actor } from '@zc/shared/contracts';
+import { isGuest, type Actor } from '@zc/shared/contracts';
 import { readWithSnapshot, type Queryable } from '@zc/shared/db';
 import type { MessagesDeps } from '../deps.js';
 import { FLAG_BITS } from '../lib/flags.js';
@@ -30,10 +30,19 @@ async function unreadMsgs(q: Queryable, userId: number): Promise<UnreadMsgs> {
   return aggregateUnread(userId, rows.slice(0, MAX_UNREAD_MESSAGES).reverse(), truncated);
 }
 
-async function starredMessages(q: Queryable, userId: number): Promise<number[]> {
+/**
+ * Starred messages the user may read now. A starred row outlives access (a public stream made
+ * private, a private stream left or archived): such a message is gone from every narrow, so
+ * listing it here would give clients a starred count no narrow can show (the same re-check as
+ * narrow-plan.ts's user_messages mode).
+ */
+async function starredMessages(q: Queryable, actor: Actor): Promise<number[]> {
+  const excluded = await readModelStore.inaccessibleStreamRecipients(q, actor.realm_id, actor.user_id, isGuest(actor));
   const { rows } = await q.query<{ message_id: number }>(
-    `SELECT message_id FROM messages.user_message WHERE user_id = $1 AND (flags & ${FLAG_BITS.starred}) <> 0 ORDER BY message_id`,
-    [userId],
+    `SELECT um.message_id FROM messages.user_message um JOIN messages.message m ON m.id = um.message_id
+     WHERE um.user_id = $1 AND (um.flags & ${FLAG_BITS.starred}) <> 0 AND (m.stream_id IS NULL OR NOT (m.recipient_id = ANY($2::bigint[])))
+     ORDER BY um.message_id`,
+    [actor.user_id, excluded],
   );
   return rows.map((r) => r.message_id);
 }
@@ -76,7 +85,7 @@ export async function getRegisterState(deps: MessagesDeps, actor: Actor, fetch: 
     const state: Record<string, unknown> = {};
     if (want('message')) state.max_message_id = await messageStore.maxMessageIdFor(q, actor.user_id);
     if (want('message') && want('update_message_flags')) state.unread_msgs = await unreadMsgs(q, actor.user_id);
-    if (want('starred_messages')) state.starred_messages = await starredMessages(q, actor.user_id);
+    if (want('starred_messages')) state.starred_messages = await starredMessages(q, actor);
     if (want('recent_private_conversations')) state.recent_private_conversations = await recentPrivateConversations(q, actor.user_id);
     return state;
   });

@@ -9,6 +9,12 @@ export interface StreamStats {
 
 export const TRAFFIC_WINDOW_DAYS = 28;
 
+/** A stream's first_message_id changed to this value (null: no message left). */
+export interface FirstMessageChange {
+  stream_id: number;
+  first_message_id: number | null;
+}
+
 export const streamStatsStore = {
   /** Counts one message (see recordMessages). */
   async recordMessage(q: Queryable, realmId: number, streamId: number, messageId: number, day: string): Promise<void> {
@@ -49,19 +55,44 @@ export const streamStatsStore = {
   /**
    * Messages moved between streams: the destination's first message is at most the oldest
    * moved one; the source's becomes what the messages service found left (null: none).
+   * Answers the streams whose first_message_id changed, with the new value.
    */
-  async recordMove(q: Queryable, realmId: number, m: { from_stream_id: number; to_stream_id: number; moved_first_message_id: number; from_first_message_id: number | null }): Promise<void> {
-    await q.query(
+  async recordMove(
+    q: Queryable,
+    realmId: number,
+    m: { from_stream_id: number; to_stream_id: number; moved_first_message_id: number; from_first_message_id: number | null },
+  ): Promise<FirstMessageChange[]> {
+    const to = await q.query<{ first_message_id: number }>(
       `WITH known AS (SELECT id FROM subscriptions.stream WHERE realm_id = $1 AND id = $2)
        INSERT INTO subscriptions.stream_stats (stream_id, first_message_id) SELECT id, $3 FROM known
-       ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)`,
+       ON CONFLICT (stream_id) DO UPDATE SET first_message_id = LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
+         WHERE stream_stats.first_message_id IS DISTINCT FROM LEAST(stream_stats.first_message_id, EXCLUDED.first_message_id)
+       RETURNING first_message_id`,
       [realmId, m.to_stream_id, m.moved_first_message_id],
     );
-    if (m.from_first_message_id === null) {
-      await q.query('DELETE FROM subscriptions.stream_stats WHERE stream_id = $1', [m.from_stream_id]);
-    } else {
-      await q.query('UPDATE subscriptions.stream_stats SET first_message_id = $2 WHERE stream_id = $1', [m.from_stream_id, m.from_first_message_id]);
-    }
+    const changes: FirstMessageChange[] = to.rows.map((r) => ({ stream_id: m.to_stream_id, first_message_id: r.first_message_id }));
+    if (await this.setFirstMessageId(q, m.from_stream_id, m.from_first_message_id)) changes.push({ stream_id: m.from_stream_id, first_message_id: m.from_first_message_id });
+    return changes;
+  },
+  /**
+   * Messages deleted from a stream: when its first message is among them, the first is now
+   * `firstLeft` (the oldest message left, null: none). True when it changed; a redelivered
+   * event finds it changed already.
+   */
+  async recordDeletion(q: Queryable, streamId: number, deletedIds: readonly number[], firstLeft: number | null): Promise<boolean> {
+    const { rowCount } =
+      firstLeft === null
+        ? await q.query('DELETE FROM subscriptions.stream_stats WHERE stream_id = $1 AND first_message_id = ANY($2::bigint[])', [streamId, deletedIds])
+        : await q.query('UPDATE subscriptions.stream_stats SET first_message_id = $3 WHERE stream_id = $1 AND first_message_id = ANY($2::bigint[])', [streamId, deletedIds, firstLeft]);
+    return (rowCount ?? 0) > 0;
+  },
+  /** Sets a stream's first message (null: none, the row goes); true when that changed it. */
+  async setFirstMessageId(q: Queryable, streamId: number, first: number | null): Promise<boolean> {
+    const { rowCount } =
+      first === null
+        ? await q.query('DELETE FROM subscriptions.stream_stats WHERE stream_id = $1 AND first_message_id IS NOT NULL', [streamId])
+        : await q.query('UPDATE subscriptions.stream_stats SET first_message_id = $2 WHERE stream_id = $1 AND first_message_id IS DISTINCT FROM $2', [streamId, first]);
+    return (rowCount ?? 0) > 0;
   },
   async statsFor(q: Queryable, streamIds: readonly number[], today: string): Promise<Map<number, StreamStats>> {
     const out = new Map<number, StreamStats>(streamIds.map((id) => [id, { first_message_id: null, recent_messages: 0 }]));

@@ -125,6 +125,14 @@ export const subscriptionStore = {
     );
     return rows.map((r) => r.stream_id);
   },
+  /** Users who left the stream (an inactive row: the stream is among their `unsubscribed`), in user id order. */
+  async listFormerSubscriberIds(q: Queryable, streamId: number): Promise<number[]> {
+    const { rows } = await q.query<{ user_id: number }>(
+      `SELECT s.user_id FROM subscriptions.subscription s WHERE s.stream_id = $1 AND NOT s.active AND ${USER_IS_ACTIVE} ORDER BY s.user_id`,
+      [streamId],
+    );
+    return rows.map((r) => r.user_id);
+  },
   /** Active subscribers of each stream, by stream id, in user id order. */
   async listSubscriberIds(q: Queryable, streamIds: readonly number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>(streamIds.map((id) => [id, []]));

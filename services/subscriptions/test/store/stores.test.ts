@@ -94,6 +94,26 @@ t.test('subscriptions stores', async (t) => {
     t.same((await streamStatsStore.statsFor(pool, [s.id], '2026-06-30')).get(s.id), { first_message_id: 10, recent_messages: 2 });
   });
 
+  t.test('statistics: first_message_id after deletions and moves, each change reported once', async (t) => {
+    const from = await streamStore.insert(pool, stream('Moved from'));
+    const to = await streamStore.insert(pool, stream('Moved to'));
+    const firstOf = async (id: number) => (await streamStatsStore.statsFor(pool, [id], '2026-06-30')).get(id)?.first_message_id;
+    for (const id of [100, 101, 102]) await streamStatsStore.recordMessage(pool, REALM_ID, from.id, id, '2026-06-30');
+    t.equal(await streamStatsStore.recordDeletion(pool, from.id, [102], 100), false, 'a later message going leaves the first alone');
+    t.equal(await streamStatsStore.recordDeletion(pool, from.id, [100], 101), true);
+    t.equal(await firstOf(from.id), 101);
+    t.equal(await streamStatsStore.recordDeletion(pool, from.id, [100], 101), false, 'a redelivered deletion changes nothing');
+    const move = { from_stream_id: from.id, to_stream_id: to.id, moved_first_message_id: 101, from_first_message_id: null };
+    t.same(await streamStatsStore.recordMove(pool, REALM_ID, move), [
+      { stream_id: to.id, first_message_id: 101 },
+      { stream_id: from.id, first_message_id: null },
+    ]);
+    t.equal(await firstOf(from.id), null, 'an emptied stream has none');
+    t.same(await streamStatsStore.recordMove(pool, REALM_ID, move), [], 'a redelivered move changes nothing');
+    t.equal(await streamStatsStore.recordDeletion(pool, to.id, [101], null), true);
+    t.equal(await firstOf(to.id), null);
+  });
+
   t.test('statistics: a batch of several streams, days and realms is counted in one statement', async (t) => {
     const a = await streamStore.insert(pool, stream('Batch A'));
     const b = await streamStore.insert(pool, stream('Batch B'));

@@ -38,10 +38,12 @@ export async function doRemoveAttachment(deps: UploadsDeps, actor: Actor, attach
  * Makes a message link exactly the uploads its content references now. A sender claims a
  * file they uploaded, or one some other message already shares (they can only have its
  * unguessable path from there); a path id of nobody's upload, or another realm's, is ignored
- * (Zulip's do_claim_attachments skips those too).
+ * (Zulip's do_claim_attachments skips those too). Each change comes twice (the messages
+ * service's push and its event): one older than a change already applied does nothing.
  */
 export async function doLinkMessageAttachments(deps: UploadsDeps, e: MessageAttachmentsChanged): Promise<void> {
   await transaction(deps.pool, async (tx) => {
+    if (e.version !== undefined && !(await deps.store.advanceLinkVersion(tx, e.realm_id, e.message_id, e.version))) return;
     const found = await deps.store.findManyByPathIds(tx, e.realm_id, e.path_ids);
     const shared = new Set((await deps.store.messagesOf(tx, found.map((a) => a.id))).map((l) => l.attachment_id));
     const claimed = found.filter((a) => a.owner_id === e.sender_id || shared.has(a.id)).map((a) => a.id);

@@ -1,7 +1,7 @@
 /** Bus adapters of the uploads service: decode, call one action or query, reply. */
 import type { Bus } from '@zc/shared/bus';
 import { uploads, registerStateReply } from '@zc/shared/contracts';
-import { doRemoveAttachment } from '../actions/attachments.js';
+import { doLinkMessageAttachments, doRemoveAttachment } from '../actions/attachments.js';
 import { checkBeginEmojiUpload, checkDeactivateRealmEmoji } from '../actions/realm-emoji.js';
 import { checkBeginUpload } from '../actions/uploads.js';
 import type { UploadsDeps } from '../deps.js';
@@ -16,6 +16,10 @@ export function registerUploadHandlers(bus: Bus, deps: UploadsDeps): void {
   bus.serve(uploads.temporaryUrl, async (r) => ({ url: await getTemporaryUrl(deps, r.actor, r.realm_id, r.path_id) }));
   bus.serve(uploads.openTemporary, (r) => openTemporary(deps, r.token));
   bus.serve(uploads.listAttachments, (r) => listAttachments(deps, r.actor));
+  bus.serve(uploads.syncMessageAttachments, async (r) => {
+    await doLinkMessageAttachments(deps, r);
+    return {};
+  });
   bus.serve(uploads.removeAttachment, async (r) => {
     await doRemoveAttachment(deps, r.actor, r.attachment_id);
     return {};

@@ -107,6 +107,20 @@ export const attachmentStore = {
     return rows.map((r) => Number(r.attachment_id));
   },
 
+  /**
+   * Records `version` as the message's latest link change if it is newer than the one stored;
+   * whether it was (the change is then to be applied). Concurrent callers with one version
+   * wait for each other, and only the first gets true.
+   */
+  async advanceLinkVersion(q: Queryable, realmId: number, messageId: number, version: number): Promise<boolean> {
+    const { rowCount } = await q.query(
+      `INSERT INTO uploads.message_link_version (message_id, realm_id, version) VALUES ($1, $2, $3)
+       ON CONFLICT (message_id) DO UPDATE SET version = EXCLUDED.version WHERE message_link_version.version < EXCLUDED.version`,
+      [messageId, realmId, version],
+    );
+    return (rowCount ?? 0) > 0;
+  },
+
   /** Makes the message link exactly `attachmentIds`; returns the attachments whose links changed. */
   async replaceLinksOfMessage(q: Queryable, messageId: number, dateSent: Date, attachmentIds: readonly number[]): Promise<number[]> {
     const { rows: removed } = await q.query(
