@@ -1,8 +1,8 @@
 /**
  * Uploads (issue 11): throughput of uploading and downloading one 10 MB file through the
- * gateway (POST /api/v1/user_uploads, GET /user_uploads/...), one at a time, and the uploads
- * service's memory while 20 such uploads run at once (its bodies stream to storage, so RSS
- * should grow by a few buffers each, not by 10 MB each). Then the same with a JPEG photo of
+ * gateway (POST /api/v1/user_uploads, GET /user_uploads/...), one at a time, and the memory of
+ * the uploads service and of the gateway while 20 such uploads run at once (bodies stream
+ * through both to storage, so RSS should grow by a few buffers each, not by 10 MB each). Then the same with a JPEG photo of
  * about that size, which the uploads service thumbnails before answering (two at a time per
  * replica, each read whole): the upload time that costs, and the memory 20 at once take.
  *
@@ -18,10 +18,19 @@ import { defineScenario, type BenchAccount, type Scenario } from './scenario.js'
 
 /** RSS in MB of the bench system's uploads process (a grandchild of this process in the processes layout, else the system process). */
 function uploadsRssMb(): number | undefined {
-  return uploadsProcess()?.rssMb;
+  return serviceProcess('uploads')?.rssMb;
 }
 
-function uploadsProcess(): { pid: number; rssMb: number; which: string } | undefined {
+/** The gateway streams every byte too (client to uploads replica and back): its RSS alongside. */
+function gatewayRssMb(): number | undefined {
+  return serviceProcess('gateway')?.rssMb;
+}
+
+function uploadsProcess() {
+  return serviceProcess('uploads');
+}
+
+function serviceProcess(service: 'uploads' | 'gateway'): { pid: number; rssMb: number; which: string } | undefined {
   const procs = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
@@ -37,8 +46,8 @@ function uploadsProcess(): { pid: number; rssMb: number; which: string } | undef
     });
   const root = procs.find((p) => p.ppid === process.pid && p.cmd.includes('system-child'));
   if (!root) return undefined;
-  const uploads = procs.find((p) => p.ppid === root.pid && p.cmd.includes('services/uploads/dist/main.js'));
-  return uploads ? { ...uploads, which: 'the uploads service process' } : { ...root, which: 'the whole system process (inprocess layout)' };
+  const found = procs.find((p) => p.ppid === root.pid && p.cmd.includes(`services/${service}/dist/main.js`));
+  return found ? { ...found, which: `the ${service} service process` } : { ...root, which: 'the whole system process (inprocess layout)' };
 }
 
 async function uploadOnce(baseUrl: string, who: BenchAccount, body: Buffer, contentType: string): Promise<string> {
@@ -79,17 +88,20 @@ const uploads10mb = defineScenario<undefined>({
     ctx.log(`uploads: ${rounds} x ${mb} MB up in ${uploadSeconds.toFixed(2)} s, down in ${downloadSeconds.toFixed(2)} s`);
 
     const idleRss = uploadsRssMb() ?? 0;
+    const gatewayIdleRss = gatewayRssMb() ?? 0;
     ctx.log(`uploads: RSS of ${uploadsProcess()?.which ?? 'nothing found'} (pid ${uploadsProcess()?.pid ?? '?'})`);
     let peakRss = idleRss;
+    let gatewayPeakRss = gatewayIdleRss;
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, uploadsRssMb() ?? 0);
+      gatewayPeakRss = Math.max(gatewayPeakRss, gatewayRssMb() ?? 0);
     }, 50);
     t0 = performance.now();
     await Promise.all(Array.from({ length: concurrent }, () => uploadOnce(base, me, body, contentType)));
     const concurrentSeconds = (performance.now() - t0) / 1000;
     clearInterval(sampler);
     peakRss = Math.max(peakRss, uploadsRssMb() ?? 0);
-    ctx.log(`uploads: ${concurrent} at once in ${concurrentSeconds.toFixed(2)} s; uploads RSS ${idleRss.toFixed(0)} -> ${peakRss.toFixed(0)} MB`);
+    ctx.log(`uploads: ${concurrent} at once in ${concurrentSeconds.toFixed(2)} s; uploads RSS ${idleRss.toFixed(0)} -> ${peakRss.toFixed(0)} MB, gateway RSS ${gatewayIdleRss.toFixed(0)} -> ${gatewayPeakRss.toFixed(0)} MB`);
 
     // A noise photo of about `mb` MB (noise barely compresses: about 1 MB per megapixel at quality 95).
     const width = Math.round(Math.sqrt(mb * 1.05e6 * 1.5));
@@ -123,12 +135,14 @@ const uploads10mb = defineScenario<undefined>({
         { label: `${concurrent} uploads at once`, value: Math.round(mbps(concurrentSeconds, concurrent)), unit: 'MB/s' },
         { label: 'uploads RSS idle', value: Math.round(idleRss), unit: 'MB' },
         { label: `uploads RSS peak, ${concurrent} at once`, value: Math.round(peakRss), unit: 'MB' },
+        { label: 'gateway RSS idle', value: Math.round(gatewayIdleRss), unit: 'MB' },
+        { label: `gateway RSS peak, ${concurrent} at once`, value: Math.round(gatewayPeakRss), unit: 'MB' },
         { label: `photo of ${photoMb.toFixed(0)} MB uploaded and thumbnailed`, value: Math.round(photoSeconds * 1000), unit: 'ms' },
         { label: `${concurrent} photos at once`, value: Math.round(photosConcurrentSeconds * 1000), unit: 'ms' },
         { label: `uploads RSS peak, ${concurrent} photos at once`, value: Math.round(photoPeakRss), unit: 'MB' },
       ],
       details: {
-        rounds, concurrent, mb, uploadSeconds, downloadSeconds, concurrentSeconds, idleRssMb: idleRss, peakRssMb: peakRss,
+        rounds, concurrent, mb, uploadSeconds, downloadSeconds, concurrentSeconds, idleRssMb: idleRss, peakRssMb: peakRss, gatewayIdleRssMb: gatewayIdleRss, gatewayPeakRssMb: gatewayPeakRss,
         photoBytes: photo.length, photoWidth: width, photoSeconds, photosConcurrentSeconds, photoIdleRssMb: photoIdleRss, photoPeakRssMb: photoPeakRss,
       },
     };

@@ -3,7 +3,8 @@
  * from the declared length, and exactly once the bytes are in, leaving nothing either way); a
  * message deletion taking away the access it gave; and the sweeper deleting uploads no message
  * links once the grace period is over (never linked, or linked by a message since deleted),
- * with their files, thumbnails and `attachment` remove events, while linked ones stay.
+ * with their files, thumbnails and `attachment` remove events, while linked ones stay; and a
+ * send while the uploads service is down, whose links arrive by event once it is back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -92,4 +93,23 @@ t.test('upload quota, message deletion and the unclaimed-upload sweeper', async 
     t.ok(removed.includes(idOf(orphan) ?? -1) && removed.includes(idOf(dropped) ?? -1), 'an attachment remove event for each swept upload');
     t.notOk(removed.includes(idOf(kept) ?? -1), 'none for the linked one');
   });
+});
+
+t.test('with the uploads service down, a send linking a file still succeeds, and the link follows by event', async (t) => {
+  // A system of its own: no sweeper, which might take the file while it waits for its link.
+  const sys = await startSystem(t);
+  const { hamlet, othello } = sys.people;
+  const w = new MessagesWorld(sys);
+  t.teardown(() => w.close());
+  await w.createStream('Denmark', [hamlet.user_id, othello.user_id]);
+  const up = await upload(sys, hamlet, [{ filename: 'later.txt', contentType: 'text/plain', data: Buffer.from('shared once the service is back') }]);
+  const uri = up.json.uri as string;
+  await sys.stopService('uploads');
+  // The push before the answer fails; the send does not.
+  const sent = await sys.client(hamlet).post('/messages', { type: 'stream', to: 'Denmark', topic: 'files', content: `[later](${uri})` });
+  t.equal(sent.status, 200, JSON.stringify(sent.body));
+  await sys.startReplica('uploads');
+  t.ok(await until(async () => (await raw(sys, 'GET', uri, { as: othello })).status === 200), 'othello may download it once the event is consumed');
+  const list = await sys.client(hamlet).get('/attachments');
+  t.same((list.body.attachments as Array<{ name: string; messages: Array<{ id: number }> }>).find((a) => a.name === 'later.txt')?.messages.map((m) => m.id), [sent.body.id]);
 });

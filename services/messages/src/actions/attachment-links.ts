@@ -13,10 +13,13 @@ const PUSH_TIMEOUT_MS = 3000;
 
 export async function pushAttachmentLinks(deps: MessagesDeps, changes: readonly MessageAttachmentsChanged[]): Promise<void> {
   await Promise.all(
-    changes.map((change) =>
-      deps.bus.request(uploads.syncMessageAttachments, change, { timeoutMs: PUSH_TIMEOUT_MS }).catch((err: unknown) => {
+    changes.map(async (change) => {
+      try {
+        await deps.bus.request(uploads.syncMessageAttachments, change, { timeoutMs: PUSH_TIMEOUT_MS });
+      } catch (err) {
+        // The change is committed and its event is on the way: the answer stands.
         deps.log.warn({ err, message_id: change.message_id }, 'uploads service did not take the attachment links synchronously; they follow by event');
-      }),
-    ),
+      }
+    }),
   );
 }
