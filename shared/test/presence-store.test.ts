@@ -184,7 +184,7 @@ t.test('presence store', async (t) => {
   });
 
   t.test('a fetch’s ping and read go in one script once a copy is held: the read sees the ping, a refused ping reads nothing', async (t) => {
-    const BOTH = 14;
+    const BOTH = 21;
     const reader = new PresenceReader(store);
     const credential = `${env.prefix}:both:user`;
     await redis.set(credential, 'u1');
@@ -220,6 +220,12 @@ t.test('presence store', async (t) => {
     t.same(listed(hidden?.view), { 1: [T0 + 60, T0 + 60], 2: [T0, T0 + 70] }, 'a hidden user still reads, unlisted');
     await store.setHidden(BOTH, 2, true);
     t.same(listed((await reader.pingThenRead(BOTH, fetchPing(1, T0 + 210)))?.view), { 1: [T0 + 210, T0 + 210] }, 'a visibility change: read whole, with the ping');
+    const expect = (token: string) => ({ keys: [credential], values: [token] });
+    t.same(await reader.readExpecting(BOTH, expect('u0')), { kind: 'unexpected' }, 'a read whose credentials moved reads nothing');
+    await store.ping(BOTH, 1, true, T0 + 290, PRESENCE_TIMING);
+    t.match(await reader.readExpecting(BOTH, expect('u1')), { kind: 'read', view: { disabled: false } }, 'and with them unchanged reads');
+    t.same(listed(((await reader.readExpecting(BOTH, expect('u1'))) as { view: Awaited<ReturnType<PresenceReader['read']>> }).view), { 1: [T0 + 290, T0 + 290] }, 'what was answered before it');
+    t.equal(await new PresenceReader(store).readExpecting(BOTH, expect('u1')), undefined, 'no copy held: the caller checks and reads on its own');
     await store.setRealmDisabled(BOTH, true);
     const disabled = await reader.pingThenRead(BOTH, fetchPing(1, T0 + 220));
     t.match(disabled, { ping: { kind: 'recorded', realmDisabled: true }, view: { disabled: true } });

@@ -78,6 +78,19 @@ export class PresenceReader {
     return { ping: r.ping, view: await this.take(realmId, r.read) };
   }
 
+  /**
+   * The realm's presence read only if the `expect` keys hold the given values (a fetch's
+   * credential tokens), in one script, when this process holds a copy of the realm; else
+   * undefined, and the caller checks and reads on its own.
+   */
+  async readExpecting(realmId: number, expect: { keys: readonly string[]; values: readonly string[] }): Promise<{ kind: 'unexpected' } | { kind: 'read'; view: RealmView | undefined } | undefined> {
+    const held = this.copies.get(realmId);
+    if (!held) return undefined;
+    const r = await this.store.readSinceExpecting(realmId, held.base, held.seq, expect);
+    if (r.kind === 'unexpected') return r;
+    return { kind: 'read', view: await this.take(realmId, r.read) };
+  }
+
   private async readFrom(realmId: number, held: Copy | undefined): Promise<RealmView | undefined> {
     return this.take(realmId, await this.store.readSince(realmId, held?.base ?? '', held?.seq ?? -1));
   }

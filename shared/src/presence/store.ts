@@ -91,11 +91,15 @@ end
  * offline or idle (legacy status), and only then do other users get an event.
  */
 const pingFunction = (firstExpectKey: number, expectArgOffset: number) => `
+local function expected()
+  for k = ${firstExpectKey}, #KEYS do
+    if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + ${expectArgOffset}] then return false end
+  end
+  return true
+end
 local function ping()
   local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-  for k = ${firstExpectKey}, #KEYS do
-    if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + ${expectArgOffset}] then return {-3} end
-  end
+  if not expected() then return {-3} end
   if redis.call('HGET', meta, 'loaded') ~= '1' then return {-1} end
   local uid = ARGV[1]
   if redis.call('SISMEMBER', hidden, uid) == 1 then return {0} end
@@ -180,11 +184,14 @@ const READ_SINCE = `${READ_SINCE_FUNCTION}return readSince(ARGV[1], ARGV[2], ARG
  * ping. KEYS: presence, meta, hidden, byupd, people token, then PING's expected keys. ARGV:
  * PING's eight, READ_SINCE's three, then the expected values. Returns {ping's reply}, with
  * READ_SINCE's reply second when the ping was recorded or the user is hidden (the read is
- * wanted only then).
+ * wanted only then). With an empty user id there is no ping, only the expected keys compared
+ * ({-3} when one differs, else {2} and the read): a fetch without a ping whose credentials
+ * the script checks.
  */
 const PING_AND_READ_SINCE = `${PARSE_ENTRY}${pingFunction(6, 6)}${READ_SINCE_FUNCTION}
-local p = ping()
-if p[1] ~= 1 and p[1] ~= 0 then return {p} end
+local p
+if ARGV[1] ~= '' then p = ping() elseif expected() then p = {2} else p = {-3} end
+if p[1] < 0 then return {p} end
 return {p, readSince(ARGV[9], ARGV[10], ARGV[11])}`;
 
 /** KEYS: presence, meta, hidden. ARGV: user id. Returns {-1} unloaded, else {realm_disabled, hidden, entry or false}. */
@@ -423,6 +430,28 @@ export class PresenceStore {
     const [p, read] = (await this.pingAndReadScript.runWithKeys(this.redis, 5 + expect.keys.length, keysAndArgs)) as [number[], unknown[] | undefined];
     const outcome = pingOutcome(ping.userId, p);
     return read === undefined ? { ping: outcome } : { ping: outcome, read: readSinceResult(read) };
+  }
+
+  /**
+   * `readSince`, done only when the `expect` keys hold the given values (a fetch's credential
+   * tokens, as `ping`'s), in one script: `unexpected` when one does not.
+   */
+  async readSinceExpecting(realmId: number, base: string, seq: number, expect: { keys: readonly string[]; values: readonly string[] }): Promise<{ kind: 'unexpected' } | { kind: 'read'; read: ReadSince | undefined }> {
+    if (expect.keys.length !== expect.values.length) throw new Error('presence read: one expected value per key');
+    const keysAndArgs = [
+      ...this.keys(realmId),
+      this.byUpdateKey(realmId),
+      presencePeopleTokenKey(this.prefix, realmId),
+      ...expect.keys,
+      ...['', 0, 0, 0, 0, 0, 0, 0],
+      base,
+      seq,
+      freshBase(),
+      ...expect.values,
+    ];
+    const [p, read] = (await this.pingAndReadScript.runWithKeys(this.redis, 5 + expect.keys.length, keysAndArgs)) as [number[], unknown[] | undefined];
+    if (p[0] !== 2 || read === undefined) return { kind: 'unexpected' };
+    return { kind: 'read', read: readSinceResult(read) };
   }
 
   /** The realm's visible presence, or undefined when the visibility must be loaded first. */

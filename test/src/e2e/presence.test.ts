@@ -5,6 +5,7 @@
 import t from 'tap';
 import { Value } from '@sinclair/typebox/value';
 import { PresenceEvent } from '@zc/shared/contracts/client-events';
+import { credentialTokenKey } from '@zc/shared/redis';
 import { startSystem } from '../harness.js';
 import { QueuePoller } from './events-support.js';
 
@@ -162,6 +163,21 @@ t.test('presence', async (t) => {
     t.notOk(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'pings do not bring a hidden user back');
     t.equal((await h.patch('/settings', { presence_enabled: true })).status, 200);
     t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'shown again');
+  });
+
+  t.test('GET /realm/presence with a cached key: the read’s own script compares its credential tokens', async (t) => {
+    const quiet = await sys.createUser({ email: 'quiet-leaver@zulip.test', full_name: 'Quiet Leaver' });
+    const q = sys.client(quiet);
+    for (const fetch of [{ slim_presence: 'true' }, {}]) t.equal((await q.get('/realm/presence', fetch)).status, 200, 'key cached, realm copy held');
+    // Deactivated with nothing the gateway hears (as if the event were lost): only the moved token can tell it.
+    const users = sys.services.get('users')![0]!.ctx;
+    await users.pool.query('UPDATE users.user_profile SET is_active = false WHERE id = $1', [quiet.user_id]);
+    await users.redis.set(credentialTokenKey(users.config.redisPrefix, 'user', quiet.user_id), 'moved');
+    for (const fetch of [{ slim_presence: 'true' }, {}]) {
+      const r = await q.get('/realm/presence', fetch);
+      t.equal(r.status, 401, `refused: ${JSON.stringify(fetch)}`);
+      t.match(r.body, { result: 'error', code: 'USER_DEACTIVATED' });
+    }
   });
 
   t.test('the gateway stores steady pings itself; a deactivated user pings no more', async (t) => {

@@ -139,6 +139,20 @@ export async function presenceFromStore(p: GatewayPresence, actor: Actor, fetch:
   return view && answerFromView(p, actor, view, fetch, nowMs);
 }
 
+/**
+ * A fetch without a ping (GET /realm/presence) for a request holding a pending credential
+ * check (auth plugin): when this replica holds a copy of the realm, the read's script
+ * compares the tokens itself (`credentials-moved` when they moved: nothing was read), so the
+ * fetch is one Redis round trip; otherwise the check is made first. Else as `presenceFromStore`.
+ */
+export async function checkedPresenceFromStore(p: GatewayPresence, actor: Actor, check: CredentialCheck | null, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined | 'credentials-moved'> {
+  if (!check) return presenceFromStore(p, actor, fetch, nowMs);
+  const r = await p.reader.readExpecting(actor.realm_id, { keys: check.keys, values: check.tokens });
+  if (!r) return presenceFromStore(p, await check.verify(), fetch, nowMs);
+  if (r.kind === 'unexpected') return 'credentials-moved';
+  return r.view && answerFromView(p, actor, r.view, fetch, nowMs);
+}
+
 /** Whether a fetch lists everyone seen in the default window (a client's first fetch, and every fetch without `last_update_id`). */
 const defaultWindow = (f: PresenceFetch) => f.history_limit_days === undefined && !(f.last_update_id !== undefined && f.last_update_id > 0);
 

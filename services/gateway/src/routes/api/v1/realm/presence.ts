@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { users } from '@zc/shared/contracts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { users, type Actor } from '@zc/shared/contracts';
 import { bool, int } from '@zc/shared/params';
-import { presenceFromStore, presenceOf } from '../../../../lib/presence.js';
+import { checkedPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
 import { sendRawSuccess, sendSuccessMembers } from '../../../../lib/raw-success.js';
-import { params } from '../../../../plugins/params.js';
+import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
 export const presenceFetchParams = {
@@ -14,15 +14,22 @@ export const presenceFetchParams = {
 
 /**
  * GET /api/v1/realm/presence: every visible user's presence (legacy format unless asked
- * otherwise; both come straight from the presence store, lib/presence.ts).
+ * otherwise; both come straight from the presence store, lib/presence.ts). A cached key's
+ * credential tokens are compared by the read's own script (`credentialsCheckedByRoute`), so
+ * a fetch is one Redis round trip, as a ping is.
  */
 export default async function realmPresenceRoutes(app: FastifyInstance) {
   const presence = presenceOf(app);
-  app.get('/', async (request, reply) => {
-    const p = params(request, presenceFetchParams);
-    const members = await presenceFromStore(presence, request.actor, p);
+
+  async function answer(request: FastifyRequest, reply: FastifyReply, actor: Actor, check: CredentialCheck | null): Promise<unknown> {
+    const p = await paramsCheckingCredentials(request, presenceFetchParams, check);
+    const members = await checkedPresenceFromStore(presence, actor, check, p);
+    if (members === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
     if (members) return sendSuccessMembers(request, reply, members);
-    // The realm's visibility is not loaded: the users service loads it and answers, relayed without re-parsing.
+    // The realm's visibility is not loaded: the users service loads it and answers, relayed
+    // without re-parsing (request.actor: the actor as checked, should the check have renewed it).
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor: request.actor, ...p }));
-  });
+  }
+
+  app.get('/', { config: { credentialsCheckedByRoute: true } }, async (request, reply) => answer(request, reply, request.actor, takeCredentialCheck(request)));
 }
