@@ -1,7 +1,7 @@
 /** The modern answer's serialised blocks: always what serialising the listed entries gives, rejoined only where needed. */
 import t from 'tap';
 import { PRESENCE_TIMING } from '../src/contracts/index.js';
-import { modernRealmMembers, modernRealmPresence, type PresenceEntry } from '../src/presence/index.js';
+import { modernRealmMembers, modernRealmPresence, modernRealmPresences, type PresenceEntry } from '../src/presence/index.js';
 
 const NOW_S = 1_800_000_000;
 const WINDOW_S = PRESENCE_TIMING.historyLimitDays * 86_400;
@@ -55,4 +55,24 @@ t.test('an entry leaves the answer once it is older than the window, and new ent
   entries.push(entry(4, NOW_S + 11, 9));
   const grown = answer(copy, entries, NOW_S + 11);
   t.same({ presences: grown.presences, lastUpdateId: grown.lastUpdateId }, expected(entries, NOW_S + 11));
+});
+
+t.test('the joined member is kept for the copy’s revision while nobody may leave the window', async (t) => {
+  const copy = {};
+  const entries = [entry(1, NOW_S), entry(2, NOW_S - WINDOW_S + 10), entry(3, NOW_S - WINDOW_S - 1)];
+  const member = (revision: number, nowS: number) => modernRealmPresences(copy, revision, entries, nowS * 1000);
+  const parsed = (m: { bytes: Buffer; lastUpdateId: number }) => ({ presences: (JSON.parse(`{${m.bytes.toString()}}`) as { presences: unknown }).presences, lastUpdateId: m.lastUpdateId });
+  const first = member(0, NOW_S);
+  t.same(parsed(first), expected(entries, NOW_S));
+  t.equal(member(0, NOW_S + 5).bytes, first.bytes, 'same revision, same second range: the very bytes');
+  entries[0] = entry(1, NOW_S + 5, 7);
+  t.equal(member(0, NOW_S + 5).bytes, first.bytes, 'an entry replaced without a new revision is not seen (the reader bumps it)');
+  const bumped = member(1, NOW_S + 5);
+  t.not(bumped.bytes, first.bytes);
+  t.same(parsed(bumped), expected(entries, NOW_S + 5), 'a new revision is joined again');
+  const later = member(1, NOW_S + 11);
+  t.same(parsed(later), expected(entries, NOW_S + 11), 'user 2 left the window with time alone, at the same revision');
+  t.same(Object.keys(parsed(later).presences as object), ['1']);
+  t.same(parsed(member(1, NOW_S)), expected(entries, NOW_S), 'a clock set back is joined again too');
+  t.same(parsed(modernRealmPresences({}, 0, [], NOW_S * 1000)), { presences: {}, lastUpdateId: -1 }, 'an empty realm');
 });

@@ -183,6 +183,49 @@ t.test('presence store', async (t) => {
     t.equal(await windowed.readOne(COALESCED, 4), null);
   });
 
+  t.test('a fetch’s ping and read go in one script once a copy is held: the read sees the ping, a refused ping reads nothing', async (t) => {
+    const BOTH = 14;
+    const reader = new PresenceReader(store);
+    const credential = `${env.prefix}:both:user`;
+    await redis.set(credential, 'u1');
+    const fetchPing = (userId: number, at: number, active = true, token = 'u1') => ({ userId, active, nowSeconds: at, rules: PRESENCE_TIMING, quietOnly: true, expect: { keys: [credential], values: [token] } });
+    const listed = (v: Awaited<ReturnType<PresenceReader['read']>>) => (v && !v.disabled ? Object.fromEntries([...v.entries].map((e) => [e.userId, [e.activeTs, e.idleTs]])) : v);
+    t.equal(await reader.pingThenRead(BOTH, fetchPing(1, T0)), undefined, 'no copy held: the caller pings and reads on its own');
+    t.equal(await reader.read(BOTH), undefined, 'an unloaded realm holds no copy');
+    t.ok(await store.loadVisibility(BOTH, await store.visibilityGeneration(BOTH), false, [3]));
+    for (const id of [1, 2]) await store.ping(BOTH, id, true, T0, PRESENCE_TIMING);
+    const first = await reader.read(BOTH);
+    t.same(listed(first), { 1: [T0, T0], 2: [T0, T0] });
+
+    const mine = await reader.pingThenRead(BOTH, fetchPing(1, T0 + 60));
+    t.match(mine?.ping, { kind: 'recorded', changed: true, entry: { userId: 1, activeTs: T0 + 60 } });
+    t.same(listed(mine?.view), { 1: [T0 + 60, T0 + 60], 2: [T0, T0] }, 'the read includes the ping');
+    const rev = (v: Awaited<ReturnType<PresenceReader['read']>> | undefined) => (v && !v.disabled ? { copy: v.copy, revision: v.revision } : undefined);
+    t.equal(rev(mine?.view)?.copy, rev(first)?.copy, 'the copy was extended');
+    t.ok((rev(mine?.view)?.revision ?? 0) > (rev(first)?.revision ?? 0), 'and its revision moved');
+
+    await store.ping(BOTH, 2, false, T0 + 70, PRESENCE_TIMING);
+    const after = await reader.pingThenRead(BOTH, fetchPing(1, T0 + 80));
+    t.match(after?.ping, { kind: 'recorded', changed: false });
+    t.same(listed(after?.view), { 1: [T0 + 60, T0 + 60], 2: [T0, T0 + 70] }, 'another process’s ping answered before the fetch is in it');
+    const again = await reader.pingThenRead(BOTH, fetchPing(1, T0 + 90));
+    t.same(rev(again?.view), rev(after?.view), 'nothing changed: same copy, same revision');
+
+    t.same(await reader.pingThenRead(BOTH, fetchPing(1, T0 + 200, true, 'u0')), { ping: { kind: 'unexpected' } }, 'credentials moved: nothing written, nothing read');
+    t.match(await store.readOne(BOTH, 1), { activeTs: T0 + 60 });
+    t.same(await reader.pingThenRead(BOTH, fetchPing(4, T0 + 200)), { ping: { kind: 'announce' } }, 'coming online is left to the users service');
+    t.equal(await store.readOne(BOTH, 4), null);
+    const hidden = await reader.pingThenRead(BOTH, fetchPing(3, T0 + 200));
+    t.same(hidden?.ping, { kind: 'hidden' });
+    t.same(listed(hidden?.view), { 1: [T0 + 60, T0 + 60], 2: [T0, T0 + 70] }, 'a hidden user still reads, unlisted');
+    await store.setHidden(BOTH, 2, true);
+    t.same(listed((await reader.pingThenRead(BOTH, fetchPing(1, T0 + 210)))?.view), { 1: [T0 + 210, T0 + 210] }, 'a visibility change: read whole, with the ping');
+    await store.setRealmDisabled(BOTH, true);
+    const disabled = await reader.pingThenRead(BOTH, fetchPing(1, T0 + 220));
+    t.match(disabled, { ping: { kind: 'recorded', realmDisabled: true }, view: { disabled: true } });
+    t.equal(await reader.pingThenRead(BOTH, fetchPing(1, T0 + 230)), undefined, 'a disabled realm holds no copy');
+  });
+
   t.test('reads that find no copy share one whole read, then ask for what changed since', async (t) => {
     const SHARED = 12;
     t.ok(await store.loadVisibility(SHARED, await store.visibilityGeneration(SHARED), false, []));

@@ -20,6 +20,11 @@ import type { PollOptions, PollResult, PollStore } from './poll-store.js';
 
 export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
+/**
+ * How long the release of a poll answered from its wake waits for the client's next poll
+ * here, which makes it unnecessary when it parks (see answerFromWake).
+ */
+const RELEASE_HOLD_MS = 1000;
 /** A parked poll keeps its queue alive this much longer than its lifespan (covers the longest park). */
 const PARK_TTL_SLACK_MS = 90_000;
 /** One reply stays small enough for a client to take in at once. */
@@ -101,6 +106,8 @@ interface Parked {
 
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
+  /** Releases held for the queue's next poll (answerFromWake): queue id → the release to send. */
+  private readonly heldReleases = new Map<string, { send: () => void; timer: NodeJS.Timeout }>();
   /** Recorded in a queue while a poll of this hub is parked on it, so a newer poll elsewhere ends ours. */
   readonly id = randomUUID();
   private stopListening?: () => void;
@@ -134,6 +141,7 @@ export class PollHub {
   stop(): void {
     this.stopping = true;
     for (const p of [...this.parked.values()]) this.leave(p);
+    for (const queueId of [...this.heldReleases.keys()]) this.takeHeldRelease(queueId)?.();
     this.stopListening?.();
   }
 
@@ -143,6 +151,8 @@ export class PollHub {
    */
   async getEvents(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollAnswer> {
     if (r.dontBlock || this.stopping) {
+      // Sent before the poll, as it would have been without the hold.
+      this.takeHeldRelease(r.queueId)?.();
       const res = await this.poll(r.queueId, r.userId, r.lastEventId, { mode: 'ack', guest: r.guest, ...(r.expect ? { expect: r.expect } : {}) });
       if (res.status === UNEXPECTED) return UNEXPECTED;
       const events = this.eventsOf(r.queueId, res);
@@ -206,6 +216,7 @@ export class PollHub {
       if (older) this.finish(older, noEvents(older.queueId));
       this.parked.set(p.queueId, p);
       whenGone?.(() => this.leave(p));
+      let heldRelease = this.takeHeldRelease(p.queueId);
       void (async () => {
         const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
           mode: 'park',
@@ -215,6 +226,10 @@ export class PollHub {
           guest: p.guest,
           ...(r.expect ? { expect: r.expect } : {}),
         });
+        // A poll that parks does all the held release would have (a later idle clock, the
+        // parker replaced, a longer life); any other outcome leaves it to be sent.
+        if (res.status !== 'parked') heldRelease?.();
+        heldRelease = undefined;
         if (res.status === UNEXPECTED) return this.finish(p, UNEXPECTED);
         await this.assertCurrentEpoch(p.queueId, res);
         if (res.status !== 'parked') {
@@ -232,7 +247,10 @@ export class PollHub {
           this.o.bus.broadcast(eventsBroadcast, { supplant: { queue_id: p.queueId, generation: res.generation } });
         }
         p.timer = setTimeout(() => void this.heartbeat(p), this.o.heartbeatMs());
-      })().catch((e) => this.fail(p, e));
+      })().catch((e) => {
+        heldRelease?.();
+        this.fail(p, e);
+      });
     });
   }
 
@@ -253,9 +271,14 @@ export class PollHub {
    * queue then), no read is under way, the queue belongs to the current epoch, and its first
    * new event is the very next id (after a lost wake there would be a gap: the queue is read).
    * The park is then released as the read would have done (the client connected now, the
-   * queue is no longer parked on): queued before any later poll of this client here, and
-   * harmless after one elsewhere (RELEASE only lengthens lifetimes, and clears the parker
-   * only of its own generation).
+   * queue is no longer parked on), but not at once: the client's next poll usually comes to
+   * this gateway within milliseconds, and when it parks, its POLL does everything RELEASE
+   * would (a later idle clock, the parker replaced under a new generation, a longer life), so
+   * the release is held up to RELEASE_HOLD_MS and dropped then; one Redis script less per
+   * delivery. Any other next poll here sends it first (dont_block) or after (a park that
+   * found events), and it goes at the end of the hold or of this hub anyway. Harmless after
+   * a poll elsewhere (RELEASE only lengthens lifetimes, and clears the parker only of its
+   * own generation).
    */
   private answerFromWake(p: Parked, appended: WakeAppended): boolean {
     const mine = appended.queues[p.queueId];
@@ -272,8 +295,26 @@ export class PollHub {
       out.push(withId(first + k - 1, json));
     }
     this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId, ...traceOf(p) });
-    this.release(p);
+    this.holdRelease(p);
     return true;
+  }
+
+  private holdRelease(p: Parked): void {
+    this.takeHeldRelease(p.queueId)?.();
+    const nowMs = Date.now();
+    const send = () => this.release(p, nowMs);
+    const timer = setTimeout(() => this.takeHeldRelease(p.queueId)?.(), RELEASE_HOLD_MS);
+    timer.unref();
+    this.heldReleases.set(p.queueId, { send, timer });
+  }
+
+  /** The queue's held release, no longer held: the caller sends it (calls it) or drops it. */
+  private takeHeldRelease(queueId: string): (() => void) | undefined {
+    const held = this.heldReleases.get(queueId);
+    if (!held) return undefined;
+    this.heldReleases.delete(queueId);
+    clearTimeout(held.timer);
+    return held.send;
   }
 
   /** Re-reads a parked poll's queue; ends the poll if there is anything (reads never overlap). */
@@ -311,8 +352,8 @@ export class PollHub {
     if (p.generation > 0) this.release(p);
   }
 
-  private release(p: Parked): void {
-    this.o.store.release(p.queueId, Date.now(), p.generation).catch((err: unknown) => this.o.log.warn({ err, queue_id: p.queueId }, 'queue release failed'));
+  private release(p: Parked, nowMs = Date.now()): void {
+    this.o.store.release(p.queueId, nowMs, p.generation).catch((err: unknown) => this.o.log.warn({ err, queue_id: p.queueId }, 'queue release failed'));
   }
 
   private fail(p: Parked, e: unknown): void {

@@ -3,9 +3,9 @@
  * `presence` events) and the gateway (which stores steady pings and serves modern-format
  * fetches itself, sparing the bus hop on the most frequent request of a chat server).
  */
-export { PresenceStore, presenceRealmKey, type PingOutcome, type PingRules, type PresenceEntry, type ReadSince, type RealmPresence } from './store.js';
+export { PresenceStore, presenceRealmKey, type PingOutcome, type PingRequest, type PingRules, type PresenceEntry, type ReadSince, type RealmPresence } from './store.js';
 export { PresenceReader, type RealmView } from './reader.js';
-export { modernMemberBytes, modernRealmMembers } from './modern-blocks.js';
+export { modernMemberBytes, modernRealmMembers, modernRealmPresences } from './modern-blocks.js';
 export {
   entriesInWindow,
   inFetchWindow,
@@ -26,6 +26,7 @@ export {
   legacyPresence,
   legacyPresenceListing,
   legacyPresencesParts,
+  legacyRealmPresences,
   legacyPresenceText,
   type LegacyListing,
   presencePeopleToken,

@@ -50,6 +50,8 @@ function legacyTextOf(e: PresenceEntry): string {
 export interface LegacyListing {
   members: Array<{ email: string; entry: PresenceEntry }>;
   lastUpdateId: number;
+  /** The display emails used (PresencePeople's map; undefined when nobody was listed), as an identity. */
+  emails?: object;
 }
 
 export async function legacyPresenceListing(
@@ -60,14 +62,13 @@ export async function legacyPresenceListing(
 ): Promise<LegacyListing> {
   const entries = entriesInWindow(stored, f, nowMs);
   const members: LegacyListing['members'] = [];
-  if (entries && entries.length > 0) {
-    const emails = await people.copy.emailsOf(people.realmId, people.token, entries.map((e) => e.userId), people.load, nowMs);
-    for (const e of entries) {
-      const email = emails.get(e.userId);
-      if (email) members.push({ email, entry: e });
-    }
+  if (!entries || entries.length === 0) return { members, lastUpdateId: lastUpdateIdOf(entries, f) };
+  const emails = await people.copy.emailsOf(people.realmId, people.token, entries.map((e) => e.userId), people.load, nowMs);
+  for (const e of entries) {
+    const email = emails.get(e.userId);
+    if (email) members.push({ email, entry: e });
   }
-  return { members, lastUpdateId: lastUpdateIdOf(entries, f) };
+  return { members, lastUpdateId: lastUpdateIdOf(entries, f), emails };
 }
 
 /** The legacy answer's JSON text (`presences`, `server_timestamp`, `presence_last_update_id`). */
@@ -96,6 +97,59 @@ export function legacyPresencesParts(listing: LegacyListing): Buffer[] {
       return held.bytes;
     }),
   );
+}
+
+/** The joined member of a realm's default-window answer, per reader copy (reader.ts's view `copy`), dropped with it. */
+const legacyMemberOf = new WeakMap<object, LegacyMember>();
+
+interface LegacyMember {
+  /** The copy's revision and the display emails (PresencePeople's map) it was made from. */
+  revision: number;
+  emails: object;
+  /** `"presences":{…}` as UTF-8. */
+  bytes: Buffer;
+  lastUpdateId: number;
+  /** From this time (s) on a listed entry may have left the window. */
+  staleFromS: number;
+  madeAtS: number;
+}
+
+const WINDOW_SECONDS = PRESENCE_TIMING.historyLimitDays * 86_400;
+
+/**
+ * The legacy `"presences":{…}` member of a default-window fetch (everyone seen in the last
+ * `historyLimitDays`: zulip-terminal's fetch every minute) as UTF-8, and the newest listed
+ * update id, kept for the reader copy's revision and the display emails it was made with:
+ * while neither changed and nobody may have left the window, an answer costs no walk over
+ * the entries, no email lookups and no joining (a 1,000-person answer is ~150 KB).
+ */
+export async function legacyRealmPresences(
+  copy: object,
+  revision: number,
+  entries: Iterable<PresenceEntry>,
+  people: { copy: PresencePeople; realmId: number; token: string; load: PresenceEmailLoader },
+  nowMs: number,
+): Promise<{ bytes: Buffer; lastUpdateId: number }> {
+  const nowS = Math.floor(nowMs / 1000);
+  const held = legacyMemberOf.get(copy);
+  const emails = people.copy.heldEmails(people.realmId, people.token, nowMs);
+  if (held && held.emails === emails && held.revision === revision && nowS < held.staleFromS && nowS >= held.madeAtS) return held;
+  // The entries as of this revision, taken before the emails are awaited.
+  const stored: RealmPresence = { realmDisabled: false, lastUpdateId: -1, entries: [...entries] };
+  const listing = await legacyPresenceListing(stored, { slim_presence: false }, people, nowMs);
+  let staleFromS = Infinity;
+  for (const e of stored.entries) if (e.idleTs >= nowS - WINDOW_SECONDS) staleFromS = Math.min(staleFromS, e.idleTs + WINDOW_SECONDS + 1);
+  const member: LegacyMember = {
+    revision,
+    // Nobody listed: no emails involved, and the next call finds none held to compare (made again; cheap).
+    emails: listing.emails ?? {},
+    bytes: Buffer.concat(legacyPresencesParts(listing)),
+    lastUpdateId: listing.lastUpdateId,
+    staleFromS,
+    madeAtS: nowS,
+  };
+  legacyMemberOf.set(copy, member);
+  return member;
 }
 
 /** A copy older than this is read again whatever its token says (a change made without Redis, e.g. the CLI offline). */
@@ -127,6 +181,16 @@ interface RealmPeople {
 
 export class PresencePeople {
   private readonly realms = new Map<number, RealmPeople>();
+
+  /**
+   * The realm's display emails held under `token` (not too old), or undefined: as an identity
+   * for what was made from them (legacyRealmPresences). A held map only gains users, never
+   * changes one.
+   */
+  heldEmails(realmId: number, token: string, nowMs = Date.now()): object | undefined {
+    const copy = this.realms.get(realmId);
+    return copy && copy.token === token && nowMs - copy.loadedAt <= MAX_AGE_MS ? copy.emails : undefined;
+  }
 
   /** The display emails (JSON text, null when not listed) of `userIds`, under `token` (read from presencePeopleToken before this call); `load` reads those not held. */
   async emailsOf(realmId: number, token: string, userIds: readonly number[], load: PresenceEmailLoader, nowMs = Date.now()): Promise<ReadonlyMap<number, string | null>> {

@@ -6,10 +6,15 @@
  * most of the answer's CPU. A block is joined again only when one of its entries was replaced
  * (the copy replaces an entry object on every update) or one may have left the window, so a
  * ping that changes someone's presence costs one block, not the realm.
+ *
+ * The joined member itself is kept too, for the copy's revision: while nothing in the copy
+ * changed and nobody may have left the window (most fetches: a realm's entries change about
+ * once a minute each, its fetches come many times a second), an answer costs no walk over
+ * the entries and no joining.
  */
 import { PRESENCE_TIMING } from '../contracts/index.js';
 import type { PresenceEntry } from './store.js';
-import { modernPresence } from './view.js';
+import { modernPresence, presencesMemberParts } from './view.js';
 
 /** Entries per block: small enough that rejoining one is cheap, large enough that an answer has few parts. */
 const BLOCK_SIZE = 64;
@@ -29,6 +34,7 @@ interface Block {
 
 const WINDOW_SECONDS = PRESENCE_TIMING.historyLimitDays * 86_400;
 const COMMA = Buffer.from(',');
+const EMPTY = Buffer.alloc(0);
 
 /** An entry's member of the modern answer as UTF-8 bytes, kept while the entry object lives (a copy replaces updated entries). */
 const memberBytes = new WeakMap<PresenceEntry, Buffer>();
@@ -63,13 +69,41 @@ function stillGood(b: Block | undefined, entries: readonly PresenceEntry[], nowS
 /** Blocks per copy (the `copy` key of reader.ts's view), dropped with the copy. */
 const blocksOf = new WeakMap<object, Block[]>();
 
+interface Member {
+  revision: number;
+  /** `"presences":{…}` as UTF-8. */
+  bytes: Buffer;
+  lastUpdateId: number;
+  staleFromS: number;
+  madeAtS: number;
+}
+
+/** The joined member per copy (at the revision it was made from), dropped with the copy. */
+const memberOf = new WeakMap<object, Member>();
+
 /**
- * The realm's modern `presences` members with the default window (everyone seen in the last
- * `historyLimitDays`): the non-empty blocks' bytes, to be joined with commas, and the newest
- * listed update id (-1 when nobody is listed). `copy` identifies the copy `entries` come from.
+ * The realm's modern `"presences":{…}` member with the default window (everyone seen in the
+ * last `historyLimitDays`) as UTF-8, and the newest listed update id (-1 when nobody is
+ * listed). `copy` and `revision` identify the copy `entries` come from and its state.
  */
-export function modernRealmMembers(copy: object, entries: Iterable<PresenceEntry>, nowMs: number): { blocks: Buffer[]; lastUpdateId: number } {
+export function modernRealmPresences(copy: object, revision: number, entries: Iterable<PresenceEntry>, nowMs: number): { bytes: Buffer; lastUpdateId: number } {
   const nowS = Math.floor(nowMs / 1000);
+  const held = memberOf.get(copy);
+  if (held && held.revision === revision && nowS < held.staleFromS && nowS >= held.madeAtS) return held;
+  const listed: Buffer[] = [];
+  const member: Member = { revision, bytes: EMPTY, lastUpdateId: -1, staleFromS: Infinity, madeAtS: nowS };
+  for (const b of blocksFor(copy, entries, nowS)) {
+    if (b.bytes.length > 0) listed.push(b.bytes);
+    member.lastUpdateId = Math.max(member.lastUpdateId, b.lastUpdateId);
+    member.staleFromS = Math.min(member.staleFromS, b.staleFromS);
+  }
+  member.bytes = Buffer.concat(presencesMemberParts(listed));
+  memberOf.set(copy, member);
+  return member;
+}
+
+/** The copy's blocks as of now, rejoining only those whose entries changed or may have left the window. */
+function blocksFor(copy: object, entries: Iterable<PresenceEntry>, nowS: number): Block[] {
   const had = blocksOf.get(copy) ?? [];
   const made: Block[] = [];
   let chunk: PresenceEntry[] = [];
@@ -84,9 +118,17 @@ export function modernRealmMembers(copy: object, entries: Iterable<PresenceEntry
   }
   if (chunk.length > 0) close();
   blocksOf.set(copy, made);
+  return made;
+}
+
+/**
+ * The member's parts: the non-empty blocks' bytes (to be joined with commas) and the newest
+ * listed update id (-1 when nobody is listed).
+ */
+export function modernRealmMembers(copy: object, entries: Iterable<PresenceEntry>, nowMs: number): { blocks: Buffer[]; lastUpdateId: number } {
   const blocks: Buffer[] = [];
   let lastUpdateId = -1;
-  for (const b of made) {
+  for (const b of blocksFor(copy, entries, Math.floor(nowMs / 1000))) {
     if (b.bytes.length > 0) blocks.push(b.bytes);
     lastUpdateId = Math.max(lastUpdateId, b.lastUpdateId);
   }

@@ -4,12 +4,14 @@
  * small Redis reply and a walk over the copy instead of 2,000 bulk replies to parse; a client's
  * `last_update_id` fetch (every minute) reads the few entries that changed.
  */
-import type { PresenceEntry, PresenceStore } from './store.js';
+import type { PingOutcome, PingRequest, PresenceEntry, PresenceStore, ReadSince } from './store.js';
 
 interface Copy {
   base: string;
   seq: number;
   entries: Map<number, PresenceEntry>;
+  /** Bumped whenever an entry is replaced: what is derived from the copy is good while it stays (modern-blocks.ts). */
+  revision: number;
 }
 
 /** The realm's visible entries as of the read (a live view: use before the next await). */
@@ -22,6 +24,8 @@ export type RealmView =
       peopleToken: string;
       /** The copy the entries come from, as a key for what is derived from them (modern-blocks.ts): dropped with it. */
       copy: object;
+      /** The copy's revision: the same copy at the same revision holds the same entry objects. */
+      revision: number;
     };
 
 export class PresenceReader {
@@ -59,8 +63,27 @@ export class PresenceReader {
     return whole;
   }
 
+  /**
+   * The caller's ping, then the realm's presence as of right after it: one script (one
+   * command and one reply) when this process holds a copy of the realm, which the read
+   * extends; else undefined, and the caller pings and reads on its own. `view` is there when
+   * the ping was recorded or the user is hidden (undefined in it: the visibility must be
+   * loaded first).
+   */
+  async pingThenRead(realmId: number, ping: PingRequest): Promise<{ ping: PingOutcome; view?: RealmView | undefined } | undefined> {
+    const held = this.copies.get(realmId);
+    if (!held) return undefined;
+    const r = await this.store.pingAndReadSince(realmId, ping, held.base, held.seq);
+    if (!('read' in r)) return { ping: r.ping };
+    return { ping: r.ping, view: await this.take(realmId, r.read) };
+  }
+
   private async readFrom(realmId: number, held: Copy | undefined): Promise<RealmView | undefined> {
-    const r = await this.store.readSince(realmId, held?.base ?? '', held?.seq ?? -1);
+    return this.take(realmId, await this.store.readSince(realmId, held?.base ?? '', held?.seq ?? -1));
+  }
+
+  /** Brings the realm's copy up to date with what the store answered. */
+  private async take(realmId: number, r: ReadSince | undefined): Promise<RealmView | undefined> {
     if (!r) return undefined;
     if (r.kind === 'disabled') {
       this.copies.delete(realmId);
@@ -76,18 +99,21 @@ export class PresenceReader {
       copy = current;
       for (const e of r.entries) {
         const had = copy.entries.get(e.userId);
-        if (!had || had.updateId < e.updateId) copy.entries.set(e.userId, e);
+        if (!had || had.updateId < e.updateId) {
+          copy.entries.set(e.userId, e);
+          copy.revision++;
+        }
       }
       copy.seq = Math.max(copy.seq, r.seq);
     } else if (!current || current.base !== r.base || current.seq <= r.seq) {
-      copy = { base: r.base, seq: r.seq, entries: new Map(r.entries.map((e) => [e.userId, e])) };
+      copy = { base: r.base, seq: r.seq, entries: new Map(r.entries.map((e) => [e.userId, e])), revision: 0 };
     } else {
       copy = current;
     }
     this.copies.delete(realmId);
     this.copies.set(realmId, copy);
     this.evictBeyond(realmId);
-    return { disabled: false, entries: copy.entries.values(), peopleToken: r.peopleToken, copy };
+    return { disabled: false, entries: copy.entries.values(), peopleToken: r.peopleToken, copy, revision: copy.revision };
   }
 
   /** Drops the least recently read copies while all of them hold more than `maxEntries`. */

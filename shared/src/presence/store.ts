@@ -78,7 +78,9 @@ end
 /**
  * KEYS: presence, meta, hidden, byupd, then any keys expected to hold given values. ARGV: user
  * id, now (s), active (1/0), min frequency, offline threshold, legacy activity offset, now (ms,
- * the first seq), quiet only (1/0), then the expected values ('' for a missing key).
+ * the first seq), quiet only (1/0), then the expected values ('' for a missing key). (As a
+ * function of a script with other keys and arguments, `pingFunction` says where the expected
+ * keys start and how far after its key each one's value is.)
  * Returns {-3} when an expected key holds another value, {-1} unloaded, {0} hidden, {-2} when
  * quiet only and the ping comes online (nothing written in those cases), else {1, changed,
  * came_online, active_ts, idle_ts, update_id, realm_disabled}.
@@ -88,43 +90,47 @@ end
  * it). A user "comes online" on their first ping ever, or on an active ping after being
  * offline or idle (legacy status), and only then do other users get an event.
  */
-const PING = `${PARSE_ENTRY}
-local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-for k = 5, #KEYS do
-  if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + 4] then return {-3} end
+const pingFunction = (firstExpectKey: number, expectArgOffset: number) => `
+local function ping()
+  local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+  for k = ${firstExpectKey}, #KEYS do
+    if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + ${expectArgOffset}] then return {-3} end
+  end
+  if redis.call('HGET', meta, 'loaded') ~= '1' then return {-1} end
+  local uid = ARGV[1]
+  if redis.call('SISMEMBER', hidden, uid) == 1 then return {0} end
+  local now, active = tonumber(ARGV[2]), ARGV[3] == '1'
+  local minFreq, offline, offset = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+  local cur = redis.call('HGET', pres, uid)
+  local creating = not cur
+  local a, i, u = 0, 0, 0
+  if cur then
+    a, i = parse(cur)
+    u = tonumber(string.sub(cur, string.find(cur, ',[^,]*$') + 1))
+  end
+  local wasOffline = creating or i + offline < now
+  local wasIdle = creating or a + offset < i
+  local na, ni = a, i
+  if creating or now - i > minFreq then ni = now end
+  if active and (a == 0 or now - a > minFreq) then
+    na = now
+    if ni < now then ni = now end
+  end
+  local cameOnline = creating or (active and (wasOffline or wasIdle))
+  if cameOnline and ARGV[8] == '1' then return {-2} end
+  local changed = creating or na ~= a or ni ~= i
+  if changed then
+    if redis.call('HEXISTS', meta, 'seq') == 0 then redis.call('HSET', meta, 'seq', ARGV[7]) end
+    u = redis.call('HINCRBY', meta, 'seq', 1)
+    redis.call('HSET', pres, uid, na .. ',' .. ni .. ',' .. u)
+    redis.call('ZADD', byupd, u, uid)
+  end
+  local disabled = redis.call('HGET', meta, 'realm_disabled') == '1'
+  return {1, changed and 1 or 0, cameOnline and 1 or 0, na, ni, u, disabled and 1 or 0}
 end
-if redis.call('HGET', meta, 'loaded') ~= '1' then return {-1} end
-local uid = ARGV[1]
-if redis.call('SISMEMBER', hidden, uid) == 1 then return {0} end
-local now, active = tonumber(ARGV[2]), ARGV[3] == '1'
-local minFreq, offline, offset = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local cur = redis.call('HGET', pres, uid)
-local creating = not cur
-local a, i, u = 0, 0, 0
-if cur then
-  a, i = parse(cur)
-  u = tonumber(string.sub(cur, string.find(cur, ',[^,]*$') + 1))
-end
-local wasOffline = creating or i + offline < now
-local wasIdle = creating or a + offset < i
-local na, ni = a, i
-if creating or now - i > minFreq then ni = now end
-if active and (a == 0 or now - a > minFreq) then
-  na = now
-  if ni < now then ni = now end
-end
-local cameOnline = creating or (active and (wasOffline or wasIdle))
-if cameOnline and ARGV[8] == '1' then return {-2} end
-local changed = creating or na ~= a or ni ~= i
-if changed then
-  if redis.call('HEXISTS', meta, 'seq') == 0 then redis.call('HSET', meta, 'seq', ARGV[7]) end
-  u = redis.call('HINCRBY', meta, 'seq', 1)
-  redis.call('HSET', pres, uid, na .. ',' .. ni .. ',' .. u)
-  redis.call('ZADD', byupd, u, uid)
-end
-local disabled = redis.call('HGET', meta, 'realm_disabled') == '1'
-return {1, changed and 1 or 0, cameOnline and 1 or 0, na, ni, u, disabled and 1 or 0}
 `;
+
+const PING = `${PARSE_ENTRY}${pingFunction(5, 4)}return ping()`;
 
 /** KEYS: presence, meta, hidden. Returns {-1} unloaded, else {realm_disabled, seq, hidden ids, flat hash}. */
 const READ = `
@@ -135,34 +141,51 @@ return {m[2] == '1' and 1 or 0, tonumber(m[3] or '-1'), redis.call('SMEMBERS', h
 `;
 
 /**
- * KEYS: presence, meta, hidden, byupd. ARGV: base the caller's copy was taken under ('' for
+ * KEYS: presence, meta, hidden, byupd, people token (legacy.ts). ARGV: base the caller's copy was taken under ('' for
  * none), seq it is up to date with, a fresh base (stored when the realm has none yet).
  * Returns {-1} unloaded, {1} when the realm disables presence, {2, base, seq, user ids,
  * values} with the entries updated since the caller's seq when its base is current (and they
  * are few), else {0, base, seq, hidden ids, flat hash}: the whole visible realm.
  */
-const READ_SINCE = `
-local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local people = redis.call('GET', KEYS[5]) or ''
-local m = redis.call('HMGET', meta, 'loaded', 'realm_disabled', 'base', 'seq')
-if m[1] ~= '1' then return {-1} end
-if m[2] == '1' then return {1} end
-local base = m[3]
-if not base then
-  base = ARGV[3]
-  redis.call('HSET', meta, 'base', base)
-end
-local seq = m[4] or '-1'
-if base == ARGV[1] then
-  local ids = redis.call('ZRANGEBYSCORE', byupd, '(' .. ARGV[2], '+inf', 'LIMIT', 0, ${DELTA_LIMIT})
-  if #ids < ${DELTA_LIMIT} then
-    local vals = {}
-    if #ids > 0 then vals = redis.call('HMGET', pres, unpack(ids)) end
-    return {2, base, seq, ids, vals, people}
+const READ_SINCE_FUNCTION = `
+local function readSince(callerBase, callerSeq, fresh)
+  local pres, meta, hidden, byupd = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+  local people = redis.call('GET', KEYS[5]) or ''
+  local m = redis.call('HMGET', meta, 'loaded', 'realm_disabled', 'base', 'seq')
+  if m[1] ~= '1' then return {-1} end
+  if m[2] == '1' then return {1} end
+  local base = m[3]
+  if not base then
+    base = fresh
+    redis.call('HSET', meta, 'base', base)
   end
+  local seq = m[4] or '-1'
+  if base == callerBase then
+    local ids = redis.call('ZRANGEBYSCORE', byupd, '(' .. callerSeq, '+inf', 'LIMIT', 0, ${DELTA_LIMIT})
+    if #ids < ${DELTA_LIMIT} then
+      local vals = {}
+      if #ids > 0 then vals = redis.call('HMGET', pres, unpack(ids)) end
+      return {2, base, seq, ids, vals, people}
+    end
+  end
+  return {0, base, seq, redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres), people}
 end
-return {0, base, seq, redis.call('SMEMBERS', hidden), redis.call('HGETALL', pres), people}
 `;
+
+const READ_SINCE = `${READ_SINCE_FUNCTION}return readSince(ARGV[1], ARGV[2], ARGV[3])`;
+
+/**
+ * A fetch's ping, then READ_SINCE, in one script: one command and one reply for the most
+ * frequent read (the realm's presence, asked with every client's ping), and the read sees the
+ * ping. KEYS: presence, meta, hidden, byupd, people token, then PING's expected keys. ARGV:
+ * PING's eight, READ_SINCE's three, then the expected values. Returns {ping's reply}, with
+ * READ_SINCE's reply second when the ping was recorded or the user is hidden (the read is
+ * wanted only then).
+ */
+const PING_AND_READ_SINCE = `${PARSE_ENTRY}${pingFunction(6, 6)}${READ_SINCE_FUNCTION}
+local p = ping()
+if p[1] ~= 1 and p[1] ~= 0 then return {p} end
+return {p, readSince(ARGV[9], ARGV[10], ARGV[11])}`;
 
 /** KEYS: presence, meta, hidden. ARGV: user id. Returns {-1} unloaded, else {realm_disabled, hidden, entry or false}. */
 const READ_ONE = `
@@ -207,6 +230,17 @@ return redis.call('HDEL', KEYS[1], ARGV[1])
 
 type Scripts = Record<'zcPresenceRead' | 'zcPresenceReadOne' | 'zcPresenceLoad' | 'zcPresenceSetVisibility' | 'zcPresenceForget', (...args: Array<string | number>) => Promise<unknown>>;
 
+/** A ping's details (`ping`'s arguments; `pingAndReadSince`). */
+export interface PingRequest {
+  userId: number;
+  active: boolean;
+  nowSeconds: number;
+  rules: PingRules;
+  /** See `ping`. */
+  quietOnly: boolean;
+  expect: { keys: readonly string[]; values: readonly string[] };
+}
+
 /** A reader's answer from `readSince`. */
 export type ReadSince =
   | { kind: 'disabled' }
@@ -237,10 +271,58 @@ export function presencePeopleTokenKey(prefix: string, realmId: number): string 
   return `${presenceRealmKey(prefix, realmId)}:people`;
 }
 
+/** What a ping sends after its keys (PING's ARGV before the expected values). */
+function pingArgs(p: PingRequest): Array<string | number> {
+  const { rules, nowSeconds } = p;
+  if (p.expect.keys.length !== p.expect.values.length) throw new Error('presence ping: one expected value per key');
+  return [
+    p.userId,
+    nowSeconds,
+    p.active ? 1 : 0,
+    rules.updateMinFrequencySeconds,
+    rules.offlineThresholdSeconds,
+    rules.legacyActivityOffsetSeconds,
+    nowSeconds * 1000,
+    p.quietOnly ? 1 : 0,
+  ];
+}
+
+function pingOutcome(userId: number, r: number[]): PingOutcome {
+  if (r[0] === -3) return { kind: 'unexpected' };
+  if (r[0] === -1) return { kind: 'unloaded' };
+  if (r[0] === -2) return { kind: 'announce' };
+  if (r[0] === 0) return { kind: 'hidden' };
+  const [, changed, cameOnline, activeTs, idleTs, updateId, disabled] = r as [number, number, number, number, number, number, number];
+  return { kind: 'recorded', entry: { userId, activeTs, idleTs, updateId }, changed: changed === 1, cameOnline: cameOnline === 1, realmDisabled: disabled === 1 };
+}
+
+function readSinceResult(r: unknown[]): ReadSince | undefined {
+  if (r[0] === -1) return undefined;
+  if (r[0] === 1) return { kind: 'disabled' };
+  const [kind, newBase, newSeq, a, b, peopleToken] = r as [number, string, string, string[], Array<string | null>, string];
+  const entries: PresenceEntry[] = [];
+  if (kind === 2) {
+    a.forEach((id, k) => {
+      const e = b[k] == null ? undefined : parseEntry(Number(id), b[k] as string);
+      if (e) entries.push(e);
+    });
+    return { kind: 'delta', base: newBase, seq: Number(newSeq), entries, peopleToken };
+  }
+  const hidden = new Set(a);
+  for (let k = 0; k + 1 < b.length; k += 2) {
+    const id = b[k] as string;
+    if (hidden.has(id)) continue;
+    const e = parseEntry(Number(id), b[k + 1] as string);
+    if (e) entries.push(e);
+  }
+  return { kind: 'full', base: newBase, seq: Number(newSeq), entries, peopleToken };
+}
+
 export class PresenceStore {
   private readonly scripts: Scripts;
   private readonly pingScript = new LuaScript(PING, 4);
   private readonly readSinceScript = new LuaScript(READ_SINCE, 5);
+  private readonly pingAndReadScript = new LuaScript(PING_AND_READ_SINCE, 5);
   /** Coalesced pings (`ping`'s `coalesced`): one round trip for those arriving within the window. */
   private readonly pingBatch: RedisBatch;
   /**
@@ -313,29 +395,34 @@ export class PresenceStore {
     expect: { keys: readonly string[]; values: readonly string[] } = { keys: [], values: [] },
     coalesced = false,
   ): Promise<PingOutcome> {
-    if (expect.keys.length !== expect.values.length) throw new Error('presence ping: one expected value per key');
-    const numberOfKeys = 4 + expect.keys.length;
+    const ping = pingArgs({ userId, active, nowSeconds, rules, quietOnly, expect });
+    const keysAndArgs = [...this.keys(realmId), this.byUpdateKey(realmId), ...expect.keys, ...ping, ...expect.values];
+    const r = (await this.pingScript.inBatch(coalesced ? this.pingBatch : this.turnBatch, this.redis, 4 + expect.keys.length, keysAndArgs)) as number[];
+    return pingOutcome(userId, r);
+  }
+
+  /**
+   * A ping (as `ping`, not coalesced) and then `readSince`, in one script sent at once: a
+   * fetch's ping and read are one command and one reply. `read` is there when the ping was
+   * recorded or the user is hidden (otherwise the caller does not use it); undefined in it
+   * means the visibility must be loaded first.
+   */
+  async pingAndReadSince(realmId: number, ping: PingRequest, base: string, seq: number): Promise<{ ping: PingOutcome; read?: ReadSince | undefined }> {
+    const { expect } = ping;
     const keysAndArgs = [
       ...this.keys(realmId),
       this.byUpdateKey(realmId),
+      presencePeopleTokenKey(this.prefix, realmId),
       ...expect.keys,
-      userId,
-      nowSeconds,
-      active ? 1 : 0,
-      rules.updateMinFrequencySeconds,
-      rules.offlineThresholdSeconds,
-      rules.legacyActivityOffsetSeconds,
-      nowSeconds * 1000,
-      quietOnly ? 1 : 0,
+      ...pingArgs(ping),
+      base,
+      seq,
+      freshBase(),
       ...expect.values,
     ];
-    const r = (await this.pingScript.inBatch(coalesced ? this.pingBatch : this.turnBatch, this.redis, numberOfKeys, keysAndArgs)) as number[];
-    if (r[0] === -3) return { kind: 'unexpected' };
-    if (r[0] === -1) return { kind: 'unloaded' };
-    if (r[0] === -2) return { kind: 'announce' };
-    if (r[0] === 0) return { kind: 'hidden' };
-    const [, changed, cameOnline, activeTs, idleTs, updateId, disabled] = r as [number, number, number, number, number, number, number];
-    return { kind: 'recorded', entry: { userId, activeTs, idleTs, updateId }, changed: changed === 1, cameOnline: cameOnline === 1, realmDisabled: disabled === 1 };
+    const [p, read] = (await this.pingAndReadScript.runWithKeys(this.redis, 5 + expect.keys.length, keysAndArgs)) as [number[], unknown[] | undefined];
+    const outcome = pingOutcome(ping.userId, p);
+    return read === undefined ? { ping: outcome } : { ping: outcome, read: readSinceResult(read) };
   }
 
   /** The realm's visible presence, or undefined when the visibility must be loaded first. */
@@ -362,26 +449,7 @@ export class PresenceStore {
    */
   async readSince(realmId: number, base: string, seq: number): Promise<ReadSince | undefined> {
     const keysAndArgs = [...this.keys(realmId), this.byUpdateKey(realmId), presencePeopleTokenKey(this.prefix, realmId), base, seq, freshBase()];
-    const r = (await this.readSinceScript.inBatch(this.turnBatch, this.redis, 5, keysAndArgs)) as unknown[];
-    if (r[0] === -1) return undefined;
-    if (r[0] === 1) return { kind: 'disabled' };
-    const [kind, newBase, newSeq, a, b, peopleToken] = r as [number, string, string, string[], Array<string | null>, string];
-    const entries: PresenceEntry[] = [];
-    if (kind === 2) {
-      a.forEach((id, k) => {
-        const e = b[k] == null ? undefined : parseEntry(Number(id), b[k] as string);
-        if (e) entries.push(e);
-      });
-      return { kind: 'delta', base: newBase, seq: Number(newSeq), entries, peopleToken };
-    }
-    const hidden = new Set(a);
-    for (let k = 0; k + 1 < b.length; k += 2) {
-      const id = b[k] as string;
-      if (hidden.has(id)) continue;
-      const e = parseEntry(Number(id), b[k + 1] as string);
-      if (e) entries.push(e);
-    }
-    return { kind: 'full', base: newBase, seq: Number(newSeq), entries, peopleToken };
+    return readSinceResult((await this.readSinceScript.inBatch(this.turnBatch, this.redis, 5, keysAndArgs)) as unknown[]);
   }
 
   /**

@@ -45,7 +45,12 @@ t.test('a new realm has its "general" stream, a default stream everyone joins', 
     return [];
   };
   await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Battlements' }], announce: true });
-  t.match(await announcements('general'), [{ sender_full_name: 'Notification Bot', content: /Battlements/ }]);
+  const [announced] = await announcements('general');
+  t.match(announced, { sender_full_name: 'Notification Bot', content: /Battlements/ });
+  // As Zulip (mark_as_read=[the creator]): read by the one who created the stream, unread for the others.
+  const flagsOf = async (who: typeof hamlet) => ((await sys.client(who).get(`/messages/${String(announced?.id)}`)).body.message as Json).flags;
+  t.same(await flagsOf(hamlet), ['read'], "the creator's own news is read");
+  t.same(await flagsOf(iago), [], 'unread for everyone else');
   // Another one chosen a moment before the next announcement is used at once.
   await sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Town crier' }] });
   const crier = await streamId(sys, 'Town crier');

@@ -140,6 +140,19 @@ t.test('presence', async (t) => {
     t.same(await poller.drain(), [], 'a ping of someone already online sends nothing');
   });
 
+  t.test('a fetch answered from the gateway’s copy lists what was answered before it, in both formats', async (t) => {
+    const slim = async () => (await o.post('/users/me/presence', { status: 'active', slim_presence: true })).body.presences as Json;
+    const legacy = async () => (await o.post('/users/me/presence', { status: 'active' })).body.presences as Json;
+    // Both answers are made and kept for the copy as it is now.
+    t.notOk((await slim())[String(desdemona.user_id)], 'not online yet');
+    t.notOk((await legacy())[desdemona.email]);
+    t.notOk((await slim())[String(desdemona.user_id)], 'asked again: the same answer');
+    t.equal((await sys.client(desdemona).post('/users/me/presence', { status: 'idle', ping_only: true })).status, 200);
+    t.match((await slim())[String(desdemona.user_id)], { idle_timestamp: Number }, 'a ping answered before the fetch is in it');
+    t.match((await legacy())[desdemona.email], { website: { status: 'idle' } }, 'in the legacy format too');
+    t.match((await o.get('/realm/presence')).body.presences, { [desdemona.email]: { website: { status: 'idle' } } });
+  });
+
   t.test('presence_enabled=false through PATCH /settings hides the user at once, and true shows them again', async (t) => {
     await h.post('/users/me/presence', { status: 'active', new_user_input: true });
     t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'online before');
@@ -164,5 +177,11 @@ t.test('presence', async (t) => {
     t.match(refused.body, { result: 'error', code: 'USER_DEACTIVATED' });
     const after = (await o.get('/realm/presence', { slim_presence: true })).body.presences as Json;
     t.notOk(after[String(leaver.user_id)], 'gone from the modern answer the gateway builds');
+    for (const fetch of [{ slim_presence: true }, {}]) {
+      const refusedFetch = await l.post('/users/me/presence', { status: 'active', ...fetch });
+      t.equal(refusedFetch.status, 401, 'a fetch (ping and read in one script) is refused too');
+      t.match(refusedFetch.body, { result: 'error', code: 'USER_DEACTIVATED' });
+      t.notOk('presences' in refusedFetch.body);
+    }
   });
 });

@@ -106,6 +106,53 @@ t.test('poll hubs on two gateways', async (t) => {
     t.same(events(await second), [{ id: 2, type: 'drafts', n: 3 }, { id: 3, type: 'drafts', n: 4 }], 'both, from Redis');
   });
 
+  t.test("a poll answered from its wake holds its release: the client's next park here makes it needless, else it is sent", async (t) => {
+    const released: number[] = [];
+    class CountingStore extends PollStore {
+      override async release(queueId: string, nowMs: number, generation: number): Promise<number> {
+        released.push(generation);
+        return super.release(queueId, nowMs, generation);
+      }
+    }
+    const hub = new PollHub({ bus: busA, store: new CountingStore(redis, env.prefix), log, heartbeatMs: () => 60_000 });
+    hub.start();
+    t.teardown(() => hub.stop());
+    const q = await newQueue();
+    const appendAndWake = async (id: number, wake = true) => {
+      const json = JSON.stringify({ type: 'drafts', n: id });
+      await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+      if (wake) waker.broadcastWake([q], { json: [json], queues: { [q]: [id, 0] } });
+    };
+    const gen = async () => Number(await redis.hget(store.metaKey(q), 'poll_gen'));
+
+    const first = hub.getEvents(ask(q));
+    await untilParked(q, hub);
+    await appendAndWake(0);
+    t.same(events(await first).map((e) => e.id), [0], 'answered from the wake');
+    const second = hub.getEvents(ask(q, 0));
+    for (let i = 0; i < 200 && (await gen()) !== 2; i++) await sleep(10);
+    t.equal(await parkedOn(q), hub.id, 'parked again, by the next poll');
+    t.same(released, [], 'the park replaced the held release');
+
+    await appendAndWake(1);
+    t.same(events(await second).map((e) => e.id), [1]);
+    // Events came before the next poll (no wake): its park finds them, and the release goes.
+    await appendAndWake(2, false);
+    t.same(events(await hub.getEvents(ask(q, 1))).map((e) => e.id), [2], 'answered at once');
+    t.same(released, [2], 'the held release of generation 2 was sent, after the poll');
+    for (let i = 0; i < 200 && (await parkedOn(q)) !== ''; i++) await sleep(10);
+    t.equal(await parkedOn(q), '', 'nobody is parked on the queue');
+
+    const third = hub.getEvents(ask(q, 2));
+    await untilParked(q, hub);
+    await appendAndWake(3);
+    t.same(events(await third).map((e) => e.id), [3]);
+    // No next poll: the release goes at the end of the hold.
+    for (let i = 0; i < 300 && (await parkedOn(q)) !== ''; i++) await sleep(10);
+    t.equal(await parkedOn(q), '', 'released after the hold');
+    t.same(released, [2, 3]);
+  });
+
   t.test('traced (ZC_DELIVERY_TRACE): a woken poll answers when the wake was sent, heard and answered', async (t) => {
     const traced = new PollHub({ bus: busA, store: new PollStore(redis, env.prefix), log, heartbeatMs: () => 60_000, trace: true });
     traced.start();

@@ -1,10 +1,11 @@
 /**
  * The gateway's share of presence, the most frequent request of a chat server (every open
  * client, every minute). A steady client's ping is written straight into the presence store
- * (one Redis script) and a modern-format fetch read straight from it, without the bus hop to
- * the users service, which owns presence and does everything else: loading who may be seen
- * from PostgreSQL, recording a ping that comes online and announcing it, the legacy format
- * (emails). Zulip's timing rules live in the store's script, which both use.
+ * (one Redis script) and a fetch answered from this replica's copy of the realm (with the
+ * ping, one script too), without the bus hop to the users service, which owns presence and
+ * does everything else: loading who may be seen from PostgreSQL, recording a ping that comes
+ * online and announcing it, the legacy format's display emails. Zulip's timing rules live in
+ * the store's script, which both use.
  *
  * A deactivated user never gets this far: deactivation replaces the user's credential token
  * before it answers, and the ping's script compares that token (with the realm's) before it
@@ -19,17 +20,19 @@ import {
   PresenceReader,
   legacyPresenceListing,
   legacyPresencesParts,
+  legacyRealmPresences,
   PresenceStore,
   entriesInWindow,
   lastUpdateIdOf,
   modernMemberBytes,
-  modernRealmMembers,
+  modernRealmPresences,
   presenceAnswerTail,
   presencesMemberParts,
   wantsModernPresence,
-  type PresenceEntry,
+  type PingOutcome,
   type PresenceFetch,
   type RealmPresence,
+  type RealmView,
 } from '@zc/shared/presence';
 
 /**
@@ -83,56 +86,92 @@ export async function storeSteadyPing(
   check: CredentialCheck | null,
   o: { coalesced?: boolean; nowMs?: number } = {},
 ): Promise<SteadyPing> {
-  const nowMs = o.nowMs ?? Date.now();
   // Bots have no presence (Zulip lists none): their pings change nothing, once they are known to be allowed.
   if (actor.is_bot) {
     await check?.verify();
     return 'stored';
   }
-  const expect = check ? { keys: check.keys, values: check.tokens } : undefined;
-  const outcome = await store.ping(actor.realm_id, actor.user_id, status === 'active', Math.floor(nowMs / 1000), PRESENCE_TIMING, true, expect, o.coalesced === true);
+  const p = steadyPingRequest(actor, status, check, o.nowMs ?? Date.now());
+  return steadyOutcome(await store.ping(actor.realm_id, actor.user_id, p.active, p.nowSeconds, p.rules, true, p.expect, o.coalesced === true));
+}
+
+/** A steady ping as the store takes it (quiet only; conditional on the credential tokens of a pending check). */
+function steadyPingRequest(actor: Actor, status: 'active' | 'idle', check: CredentialCheck | null, nowMs: number) {
+  const expect = check ? { keys: check.keys, values: check.tokens } : { keys: [], values: [] };
+  return { userId: actor.user_id, active: status === 'active', nowSeconds: Math.floor(nowMs / 1000), rules: PRESENCE_TIMING, quietOnly: true, expect };
+}
+
+function steadyOutcome(outcome: PingOutcome): SteadyPing {
   if (outcome.kind === 'unexpected') return 'credentials-moved';
   return outcome.kind === 'recorded' || outcome.kind === 'hidden' ? 'stored' : 'for-users-service';
 }
 
-/** A view of an enabled realm as the stored shape the shared answer builders take. */
-const storedOf = (view: { entries: Iterable<PresenceEntry> }): RealmPresence => ({ realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] });
-
 /**
- * The realm's presence (users.realmPresence's answer) when the fetch wants the modern format
- * and the store can answer alone, from this replica's copy of the realm brought up to date
- * (shared presence/reader.ts), as the reply's members; else undefined. A fetch of everyone in
- * the default window takes `presences` from the copy's serialised blocks (shared
- * presence/modern-blocks.ts), any other from cached per-entry bytes.
+ * A fetch's steady ping and then the realm's presence (as `presenceFromStore`; undefined beside
+ * a ping that was not stored, or when the users service must answer). When this replica holds
+ * a copy of the realm, both are one Redis script (one command, one reply); otherwise the ping
+ * and the read go out together in one write, in that order. Either way the read sees the
+ * ping, and the answer is made only once the ping found the credentials unchanged.
  */
-export async function modernPresenceFromStore(reader: PresenceReader, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
-  if (!wantsModernPresence(fetch)) return undefined;
-  const view = await reader.read(actor.realm_id);
-  if (!view) return undefined;
-  if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
-  if (fetch.history_limit_days === undefined && !(fetch.last_update_id !== undefined && fetch.last_update_id > 0)) {
-    const { blocks, lastUpdateId } = modernRealmMembers(view.copy, view.entries, nowMs);
-    return [presencesMemberParts(blocks), presenceAnswerTail(nowMs, Math.max(lastUpdateId, fetch.last_update_id ?? -1))];
-  }
-  const entries = entriesInWindow({ realmDisabled: false, entries: view.entries }, fetch, nowMs) ?? [];
-  return [presencesMemberParts(entries.map(modernMemberBytes)), presenceAnswerTail(nowMs, lastUpdateIdOf(entries, fetch))];
+export async function pingThenPresence(
+  p: GatewayPresence,
+  actor: Actor,
+  status: 'active' | 'idle',
+  check: CredentialCheck | null,
+  fetch: PresenceFetch,
+  nowMs = Date.now(),
+): Promise<[SteadyPing, SuccessMembers | undefined]> {
+  const both = actor.is_bot ? undefined : await p.reader.pingThenRead(actor.realm_id, steadyPingRequest(actor, status, check, nowMs));
+  const [ping, view] = both
+    ? [steadyOutcome(both.ping), both.view]
+    : await Promise.all([storeSteadyPing(p.store, actor, status, check, { nowMs }), p.reader.read(actor.realm_id)]);
+  if (ping !== 'stored' || !view) return [ping, undefined];
+  return [ping, await answerFromView(p, actor, view, fetch, nowMs)];
 }
 
 /**
- * The realm's presence in the legacy format (by email) built from this replica's copies, as
- * the reply's members (`presences` as cached UTF-8 bytes), or undefined when the users service
- * must answer (the realm's visibility is not loaded yet).
+ * The realm's presence (users.realmPresence's answer) from this replica's copy of the realm
+ * brought up to date (shared presence/reader.ts), as the reply's members, or undefined when
+ * the users service must answer (the realm's visibility is not loaded yet).
  */
-export async function legacyPresenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
+export async function presenceFromStore(p: GatewayPresence, actor: Actor, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
   const view = await p.reader.read(actor.realm_id);
-  if (!view) return undefined;
+  return view && answerFromView(p, actor, view, fetch, nowMs);
+}
+
+/** Whether a fetch lists everyone seen in the default window (a client's first fetch, and every fetch without `last_update_id`). */
+const defaultWindow = (f: PresenceFetch) => f.history_limit_days === undefined && !(f.last_update_id !== undefined && f.last_update_id > 0);
+
+/**
+ * The answer in the format the fetch wants. A default-window fetch takes `presences` whole as
+ * kept for the copy's revision (shared presence/modern-blocks.ts and legacy.ts), any other is
+ * joined from cached per-entry bytes.
+ */
+function answerFromView(p: GatewayPresence, actor: Actor, view: RealmView, fetch: PresenceFetch, nowMs: number): SuccessMembers | Promise<SuccessMembers> {
   if (view.disabled) return ['"presences":{}', presenceAnswerTail(nowMs, -1)];
-  const stored = storedOf(view);
-  const token = view.peopleToken;
+  if (wantsModernPresence(fetch)) {
+    if (defaultWindow(fetch)) {
+      const { bytes, lastUpdateId } = modernRealmPresences(view.copy, view.revision, view.entries, nowMs);
+      return [bytes, presenceAnswerTail(nowMs, Math.max(lastUpdateId, fetch.last_update_id ?? -1))];
+    }
+    const entries = entriesInWindow({ realmDisabled: false, entries: view.entries }, fetch, nowMs) ?? [];
+    return [presencesMemberParts(entries.map(modernMemberBytes)), presenceAnswerTail(nowMs, lastUpdateIdOf(entries, fetch))];
+  }
+  return legacyAnswer(p, actor, view, fetch, nowMs);
+}
+
+/** The legacy format (by email), display emails from this replica's copy (shared presence/legacy.ts). */
+async function legacyAnswer(p: GatewayPresence, actor: Actor, view: RealmView & { disabled: false }, fetch: PresenceFetch, nowMs: number): Promise<SuccessMembers> {
   const load = async (ids: readonly number[]) => {
     const r = await p.bus.request(users.presenceEmails, { actor, user_ids: [...ids] });
     return new Map(Object.entries(r.emails).map(([id, email]) => [Number(id), email]));
   };
-  const listing = await legacyPresenceListing(stored, fetch, { copy: p.people, realmId: actor.realm_id, token, load }, nowMs);
+  const people = { copy: p.people, realmId: actor.realm_id, token: view.peopleToken, load };
+  if (defaultWindow(fetch)) {
+    const { bytes, lastUpdateId } = await legacyRealmPresences(view.copy, view.revision, view.entries, people, nowMs);
+    return [bytes, presenceAnswerTail(nowMs, Math.max(lastUpdateId, fetch.last_update_id ?? -1))];
+  }
+  const stored: RealmPresence = { realmDisabled: false, lastUpdateId: -1, entries: [...view.entries] };
+  const listing = await legacyPresenceListing(stored, fetch, people, nowMs);
   return [legacyPresencesParts(listing), presenceAnswerTail(nowMs, listing.lastUpdateId)];
 }

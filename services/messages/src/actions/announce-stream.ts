@@ -41,6 +41,8 @@ export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e
     to: target.stream.id,
     topic: ANNOUNCEMENT_TOPIC,
     content: `${who} created a new stream #**${e.stream_name}**.`,
+    // Zulip's send_messages_for_new_subscribers sends it with mark_as_read=[creator]: no unread news of one's own act.
+    read_by: [e.creator_id],
     idempotency_key: `stream-announced:${e.stream_id}`,
   });
 }

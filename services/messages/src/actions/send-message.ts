@@ -38,6 +38,8 @@ export interface SendRequest {
   queue_id?: string;
   local_id?: string;
   read_by_sender?: boolean;
+  /** Recipients besides the sender who get it already read (a notice of their own action, as Zulip's mark_as_read). */
+  read_by?: number[];
   idempotency_key?: string;
   /** A message the server sends itself (notification bot): no access or post-policy checks. */
   internal?: boolean;
@@ -230,7 +232,7 @@ async function checkSendOnce(deps: MessagesDeps, writer: SendWriter, r: SendRequ
   const mutedBy = new Set(known.sender?.muted_by ?? (await readModelStore.mutersOf(deps.pool, actor.user_id)));
   const flagsOf = (userId: number): number => {
     let f = (streamId === null ? FLAG_BITS.is_private : 0) | contentFlags(userId);
-    if ((userId === actor.user_id && readBySender) || mutedBy.has(userId)) f |= FLAG_BITS.read;
+    if ((userId === actor.user_id && readBySender) || mutedBy.has(userId) || r.read_by?.includes(userId)) f |= FLAG_BITS.read;
     return f;
   };
 

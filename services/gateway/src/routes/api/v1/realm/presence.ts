@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { users } from '@zc/shared/contracts';
 import { bool, int } from '@zc/shared/params';
-import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
+import { presenceFromStore, presenceOf } from '../../../../lib/presence.js';
 import { sendRawSuccess, sendSuccessMembers } from '../../../../lib/raw-success.js';
 import { params } from '../../../../plugins/params.js';
 
@@ -20,11 +20,8 @@ export default async function realmPresenceRoutes(app: FastifyInstance) {
   const presence = presenceOf(app);
   app.get('/', async (request, reply) => {
     const p = params(request, presenceFetchParams);
-    const modern = await modernPresenceFromStore(presence.reader, request.actor, p);
-    if (modern) return sendSuccessMembers(request, reply, modern);
-    // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
-    const legacy = await legacyPresenceFromStore(presence, request.actor, p);
-    if (legacy) return sendSuccessMembers(request, reply, legacy);
+    const members = await presenceFromStore(presence, request.actor, p);
+    if (members) return sendSuccessMembers(request, reply, members);
     // The realm's visibility is not loaded: the users service loads it and answers, relayed without re-parsing.
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor: request.actor, ...p }));
   });

@@ -3,7 +3,7 @@ import { users, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
 import { bool, custom } from '@zc/shared/params';
-import { legacyPresenceFromStore, modernPresenceFromStore, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
+import { pingThenPresence, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
 import { sendRawSuccess, sendSuccessMembers } from '../../../../../lib/raw-success.js';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../../plugins/auth.js';
 import { presenceFetchParams } from '../../realm/presence.js';
@@ -18,8 +18,8 @@ const pingParams = { status, ping_only: bool().optional(false), new_user_input: 
 /**
  * POST /api/v1/users/me/presence: reports the caller's status and (unless ping_only) returns
  * the realm's presence. `new_user_input` only feeds Zulip's usage statistics, which we do not
- * keep, so it is accepted and has no effect. Steady pings and modern-format answers are
- * served from the presence store here; the rest by the users service (lib/presence.ts).
+ * keep, so it is accepted and has no effect. Steady pings and the answers (either format)
+ * are served from the presence store here; the rest by the users service (lib/presence.ts).
  *
  * A cached key's credential tokens are compared by the ping's own script
  * (`credentialsCheckedByRoute`), so a steady ping is one Redis round trip in all: every
@@ -27,7 +27,7 @@ const pingParams = { status, ping_only: bool().optional(false), new_user_input: 
  */
 export default async function myPresenceRoutes(app: FastifyInstance) {
   const presence = presenceOf(app);
-  const { store, reader } = presence;
+  const { store } = presence;
 
   async function answer(request: FastifyRequest, reply: FastifyReply, actor: Actor, check: CredentialCheck | null): Promise<unknown> {
     const p = await paramsCheckingCredentials(request, pingParams, check);
@@ -41,16 +41,12 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
       if (ping === 'stored') return sendSuccessMembers(request, reply, []);
       return success(await usersService());
     }
-    // The ping and the read go out together, in that order in one write (the store's turn
-    // batch), so the answer waits for one Redis round trip rather than two and still includes
-    // this ping. The read is used only once the ping found the credentials unchanged.
-    const [ping, modern] = await Promise.all([storeSteadyPing(store, actor, reported, check), modernPresenceFromStore(reader, actor, fetch)]);
+    // One Redis round trip for the ping and the read, which includes this ping (lib/presence.ts).
+    const [ping, members] = await pingThenPresence(presence, actor, reported, check, fetch);
     if (ping === 'credentials-moved') return answer(request, reply, await (check as CredentialCheck).recheck(), null);
     if (ping === 'for-users-service') return success(await usersService());
-    if (modern) return sendSuccessMembers(request, reply, modern);
-    // The legacy format (by email) from this replica's copies, emails cached (shared presence/legacy.ts).
-    const legacy = await legacyPresenceFromStore(presence, actor, fetch);
-    if (legacy) return sendSuccessMembers(request, reply, legacy);
+    if (members) return sendSuccessMembers(request, reply, members);
+    // The realm's visibility is not loaded: the users service loads it and answers, relayed without re-parsing.
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }));
   }
 
