@@ -2,7 +2,8 @@
  * Uploads on the S3-compatible backend, end to end against a real S3 server (s3rver): an
  * upload larger than one multipart part, downloads streamed through the gateway or
  * redirected to a signed URL, the access rule before the redirect, deletion removing
- * the object from the bucket, and an image's thumbnail stored, served and deleted with it.
+ * the object from the bucket, an image's thumbnail stored, served and deleted with it, and
+ * refused (oversize) or truncated uploads leaving no object.
  */
 import { randomBytes } from 'node:crypto';
 import { S3Client, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -11,7 +12,7 @@ import t from 'tap';
 import { startSystem } from '../harness.js';
 import { startTestS3 } from '../s3-server.js';
 import { png } from './realm-emoji-support.js';
-import { raw, upload } from './uploads-support.js';
+import { multipart, raw, upload } from './uploads-support.js';
 
 for (const redirectDownloads of [false, true]) {
   t.test(`S3 backend, downloads ${redirectDownloads ? 'redirected to signed URLs' : 'streamed through the gateway'}`, async (t) => {
@@ -75,5 +76,13 @@ for (const redirectDownloads of [false, true]) {
     const tooBig = await upload(sys, hamlet, [{ filename: 'x.bin', data: Buffer.alloc(26 * 1024 * 1024, 1) }]);
     t.equal(tooBig.status, 400);
     t.same(await objects(), [], 'a refused upload leaves no object');
+
+    // A body that ends inside the file, past the first multipart part: the SDK's upload is aborted.
+    const cut = multipart([{ filename: 'cut.bin', data: randomBytes(7 * 1024 * 1024) }]);
+    const truncated = await raw(sys, 'POST', '/api/v1/user_uploads', { as: hamlet, body: cut.body.subarray(0, 6 * 1024 * 1024), headers: { 'content-type': cut.contentType } });
+    t.equal(truncated.status, 400);
+    t.same(truncated.json, { result: 'error', msg: 'The upload ended before the file was complete', code: 'BAD_REQUEST' });
+    t.same(await objects(), [], 'a truncated upload leaves no object');
+    t.same(((await sys.client(hamlet).get('/attachments')).body.attachments as unknown[]).length, 0, 'and no attachment');
   });
 }
