@@ -218,3 +218,74 @@ t.test('outbox relay coalescing', async (t) => {
     t.equal(await pending(), 0, 'nothing left behind');
   });
 });
+
+const QUIET_SCHEMA = 'relayquiet';
+const quietThing = event('relayquiet.evt.v1.thing.happened', Type.Object({ n: Type.Integer(), text: Type.String() }));
+
+t.test('outbox writes that wake their relay themselves (LocalOutboxWake)', async (t) => {
+  const env = await testEnv(t);
+  const log = createLogger({ service: 'outbox-quiet-test', level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 4 });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'outbox-quiet-test', log });
+  await runMigrations(pool, QUIET_SCHEMA, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  // Polling is out of reach of the test: only a NOTIFY or `written` can start a pass.
+  const relay = startOutboxRelay({ pool, schema: QUIET_SCHEMA, bus, log, pollMs: 600_000 });
+  const follower = startOutboxRelay({ pool, schema: QUIET_SCHEMA, bus, log, pollMs: 600_000 });
+  // Who hears the outbox's notifications, and a probe channel that shows the earlier ones have arrived.
+  const listener = await pool.connect();
+  const heard: string[] = [];
+  listener.on('notification', (n) => heard.push(n.channel));
+  await listener.query(`LISTEN ${QUIET_SCHEMA}_outbox`);
+  await listener.query('LISTEN relayquiet_probe');
+  t.teardown(async () => {
+    listener.release();
+    await follower.stop();
+    await relay.stop();
+    await bus.close();
+    await pool.end();
+  });
+  const received: number[] = [];
+  await bus.consume([quietThing], { durable: 'outbox-quiet-test' }, async (_subject, payload) => {
+    received.push((payload as { n: number }).n);
+  });
+  await until(() => relay.leading, 'the first relay leading');
+  t.notOk(follower.leading, 'one replica leads');
+
+  const writeQuietly = (n: number) =>
+    transaction(pool, async (tx) => {
+      await tx.query("SELECT set_config('zc.outbox_quiet', 'on', true)");
+      await addToOutbox(tx, QUIET_SCHEMA, quietThing, { n, text: `quiet ${n}` });
+    });
+  /** Notifications of commits before this one have all been heard once the probe is (they are delivered in commit order). */
+  const probe = async () => {
+    const before = heard.filter((c) => c === 'relayquiet_probe').length;
+    await pool.query("SELECT pg_notify('relayquiet_probe', '')");
+    await until(() => heard.filter((c) => c === 'relayquiet_probe').length > before, 'the probe');
+  };
+
+  t.test('a quiet write sends no NOTIFY, and `written` relays it', async (t) => {
+    await writeQuietly(1);
+    await probe();
+    t.same(heard.filter((c) => c !== 'relayquiet_probe'), [], 'no notification of the outbox');
+    t.same(received, [], 'nothing relayed before the writer says so');
+    relay.written();
+    await until(() => received.length === 1, 'the quiet row relayed');
+    t.same(received, [1]);
+  });
+
+  t.test('`written` on a replica that does not lead notifies the leader', async (t) => {
+    await writeQuietly(2);
+    follower.written();
+    await until(() => received.length === 2, 'the row relayed by the leader');
+    t.same(received, [1, 2]);
+    t.ok(heard.includes(`${QUIET_SCHEMA}_outbox`), 'the follower sent the NOTIFY the write left out');
+  });
+
+  t.test('an ordinary write still notifies', async (t) => {
+    heard.length = 0;
+    await transaction(pool, (tx) => addToOutbox(tx, QUIET_SCHEMA, quietThing, { n: 3, text: 'loud' }));
+    await until(() => received.length === 3, 'the row relayed on its NOTIFY');
+    t.same(received, [1, 2, 3]);
+    t.ok(heard.includes(`${QUIET_SCHEMA}_outbox`));
+  });
+});

@@ -3,6 +3,7 @@ import type { Directory } from '@zc/shared/directory';
 import { readEnv, type SharedConfig } from '@zc/shared/config';
 import type { Pool } from '@zc/shared/db';
 import type { Logger } from '@zc/shared/logging';
+import type { LocalOutboxWake } from '@zc/shared/outbox';
 import type { RenderContextCache } from './actions/render-context.js';
 import type { TypingExpiry } from './typing/expiry.js';
 
@@ -51,4 +52,6 @@ export interface MessagesDeps {
   typingExpiry?: TypingExpiry;
   /** This service's copy of the realm/user directory (schema `messages`). */
   directory: Directory;
+  /** The outbox relay of this replica: a send written while it leads wakes it without a NOTIFY (absent: always NOTIFY). */
+  outbox?: LocalOutboxWake;
 }

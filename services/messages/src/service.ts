@@ -27,7 +27,7 @@ export const messagesService: ServiceDefinition = {
     // Directory writes move the realm's read-model version like every other read-model write (migrations/0003).
     const directory = new Directory({ schema: 'messages', pool: ctx.pool, bus: ctx.bus, beforeWrite: (tx, realmIds) => readModelStore.bumpVersions(tx, realmIds) });
     const typingExpiry = new TypingExpiry(ctx.redis, ctx.config.redisPrefix, ctx.bus, ctx.log);
-    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, directory, typingExpiry };
+    const deps: MessagesDeps = { pool: ctx.pool, bus: ctx.bus, config: ctx.config, settings: loadMessagesConfig(), log: ctx.log, render, directory, typingExpiry, outbox: ctx.outbox };
     render.listen(ctx.bus);
     const writer = new SendWriter(deps);
     registerMessageHandlers(ctx.bus, deps, writer);

@@ -211,8 +211,12 @@ const OUTBOX_DDL = (schema: string) => `
     reason text NOT NULL,
     dead_at timestamptz NOT NULL DEFAULT now()
   );
+  -- A transaction that set zc.outbox_quiet tells the relay itself (outbox LocalOutboxWake).
   CREATE OR REPLACE FUNCTION "${schema}".outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN PERFORM pg_notify('${schema}_outbox', ''); RETURN NULL; END $$;
+  BEGIN
+    IF current_setting('zc.outbox_quiet', true) IS DISTINCT FROM 'on' THEN PERFORM pg_notify('${schema}_outbox', ''); END IF;
+    RETURN NULL;
+  END $$;
   DROP TRIGGER IF EXISTS outbox_notify ON "${schema}".outbox;
   CREATE TRIGGER outbox_notify AFTER INSERT ON "${schema}".outbox
     FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".outbox_notify();

@@ -92,7 +92,23 @@ export interface OutboxCoalescing {
   max: number;
 }
 
-export interface RelayHandle {
+/**
+ * A writer in the relay leader's own process may leave out its transaction's NOTIFY and wake
+ * the relay itself once the transaction has committed. The NOTIFY cost the leader a wake-up
+ * of its own (PostgreSQL's notification arrives on the leader's session apart from the
+ * writer's result) and PostgreSQL its notification work, on every send at low rates.
+ * Such a transaction sets `zc.outbox_quiet` to 'on' locally (set_config(..., true)), which the
+ * outbox trigger reads. Nothing is lost when leadership moves meanwhile: `written` then
+ * notifies the new leader itself, and every relay also polls.
+ */
+export interface LocalOutboxWake {
+  /** Whether this replica leads its relay now: only then may a write leave its NOTIFY out. */
+  readonly leading: boolean;
+  /** A write that left its NOTIFY out has committed: relay it now. */
+  written(): void;
+}
+
+export interface RelayHandle extends LocalOutboxWake {
   /** Whether this replica holds the relay's lock now (metrics, fault tests). */
   readonly isLeader: boolean;
   stop(): Promise<void>;
@@ -374,9 +390,22 @@ export function startOutboxRelay(opts: {
   }
 
   const loopDone = loop();
+  const leading = () => leader !== undefined && !leader.broken;
   return {
     get isLeader() {
-      return leader !== undefined && !leader.broken;
+      return leading();
+    },
+    get leading() {
+      return leading();
+    },
+    written() {
+      if (leading()) {
+        dirty = true;
+        wake?.();
+        return;
+      }
+      // Leadership moved since the write asked: the NOTIFY it left out goes to whoever leads now.
+      pool.query('SELECT pg_notify($1, $2)', [`${schema}_outbox`, '']).catch((err: unknown) => log.warn({ err }, 'outbox notify failed; the relay will poll'));
     },
     async flush() {
       await running.catch(() => undefined);

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig, readEnv, unknownVariables, type SharedConfig }
 import { createPool, runMigrations, type MigrationLibrary, type Pool } from '../db/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import { sharedRead } from '../metrics/index.js';
-import { startOutboxRelay, type OutboxCoalescing, type RelayHandle } from '../outbox/index.js';
+import { startOutboxRelay, type LocalOutboxWake, type OutboxCoalescing, type RelayHandle } from '../outbox/index.js';
 import { createRedis, type Redis } from '../redis/index.js';
 import { startTelemetry, stopTelemetry, telemetryEnabled, telemetryStarted } from '../telemetry/index.js';
 
@@ -23,6 +23,8 @@ export interface ServiceContext {
   bus: Bus;
   redis: Redis;
   metrics: Registry;
+  /** This replica's outbox relay, for writes that wake it themselves (never leading before the relay starts, after `start`). */
+  outbox: LocalOutboxWake;
 }
 
 export interface StartedParts {
@@ -117,10 +119,19 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
   const bus = await Bus.connect({ url: config.natsUrl, prefix: config.subjectPrefix, name: `${def.name}-${config.instance}`, log });
   bus.instrument(metrics);
   const redis = def.usesRedis ? createRedis(config.redisUrl) : (undefined as unknown as Redis);
-  const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics };
+  // The relay starts after the service's handlers: until then writes notify as ever.
+  const started: { relay?: RelayHandle } = {};
+  const outbox: LocalOutboxWake = {
+    get leading() {
+      return started.relay?.leading ?? false;
+    },
+    written: () => started.relay?.written(),
+  };
+  const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics, outbox };
   const parts = (await def.start(ctx)) ?? {};
   const relay: RelayHandle | undefined =
     def.migrationsDir && def.relaysOutbox !== false ? startOutboxRelay({ pool, schema: def.name, bus, log, trace: config.deliveryTrace, ...(def.outboxCoalescing ? { coalesce: def.outboxCoalescing } : {}) }) : undefined;
+  started.relay = relay;
 
   if (relay) outboxMetrics(metrics, pool, def.name);
   if (relay) {

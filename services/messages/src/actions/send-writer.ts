@@ -123,6 +123,8 @@ async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: nu
       outbox.push({ subject: messagesEvents.messageAttachmentsChanged.subject, payload: JSON.stringify(attachmentsPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
     }
   }
+  // The relay leader's own sends wake it directly (one statement, autocommit: committed once it returns).
+  const quiet = deps.outbox?.leading === true;
   const written = await messageStore.insertSends(deps.pool, {
     lockClass: SEND_LOCK_CLASS,
     realmId,
@@ -130,7 +132,9 @@ async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: nu
     messages: sends.map((s) => s.message),
     rows: { userIds, ords, flags },
     outbox,
+    quiet,
   });
+  if (quiet && written.ids.length > 0) deps.outbox?.written();
   if (written.ids.length !== sends.length) return { staleAt: written.version };
   return { ids: written.ids };
 }

@@ -127,6 +127,8 @@ export const messageStore = {
       messages: ReadonlyArray<Omit<NewMessage, 'id'>>;
       rows: { userIds: readonly number[]; ords: readonly number[]; flags: readonly number[] };
       outbox: ReadonlyArray<{ subject: string; payload: string; ord: number; idPath: string; carrier: string }>;
+      /** Leave the outbox NOTIFY out: the caller wakes its relay itself once this has committed (outbox LocalOutboxWake). */
+      quiet?: boolean;
     },
   ): Promise<{ version: number; ids: number[] }> {
     const ms = o.messages;
@@ -135,7 +137,8 @@ export const messageStore = {
     const { rows } = await q.query<{ version: number; ids: number[] }>({
       name: 'messages-insert-sends',
       text: `WITH fresh AS MATERIALIZED (
-         SELECT COALESCE((SELECT version FROM messages.read_model_version WHERE realm_id = $2), 0) AS version),
+         SELECT COALESCE((SELECT version FROM messages.read_model_version WHERE realm_id = $2), 0) AS version,
+           set_config('zc.outbox_quiet', CASE WHEN $27::boolean THEN 'on' ELSE '' END, true) AS quiet),
        drawn AS MATERIALIZED (
          SELECT CASE WHEN pg_advisory_xact_lock($1::int, $2::int) IS NOT NULL THEN nextval('messages.message_id_seq') END AS id
          FROM generate_series(1, $3::int), fresh
@@ -178,6 +181,7 @@ export const messageStore = {
         sqlArray(o.outbox.map((x) => x.ord)),
         o.outbox.map((x) => x.idPath),
         o.outbox.map((x) => x.carrier),
+        o.quiet === true,
       ],
     });
     const row = rows[0] as { version: number; ids: number[] };
