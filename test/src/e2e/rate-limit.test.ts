@@ -46,6 +46,26 @@ t.test('per-user limit shared by two gateway replicas', async (t) => {
     t.equal(r.headers.get('x-ratelimit-remaining'), '9');
   });
 
+  t.test('long polls count like any request, with the headers, and are refused past the limit', async (t) => {
+    // After /register the key is cached, so these plain polls are the gateway's fast lane (lib/fast-lane.ts).
+    const { desdemona } = sys.people;
+    const registered = await sys.client(desdemona, { baseUrl: gwA }).post('/register', { event_types: JSON.stringify(['message']) });
+    t.equal(registered.status, 200);
+    t.equal(registered.headers.get('x-ratelimit-remaining'), '9');
+    const queueId = registered.body.queue_id as string;
+    for (let i = 2; i <= 10; i++) {
+      const r = await sys.client(desdemona, { baseUrl: i % 2 ? gwA : gwB }).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+      t.equal(r.status, 200, `poll ${i}`);
+      t.equal(r.headers.get('x-ratelimit-limit'), '10');
+      t.equal(r.headers.get('x-ratelimit-remaining'), String(10 - i), `remaining after ${i}`);
+    }
+    const refused = await sys.client(desdemona, { baseUrl: gwB }).get('/events', { queue_id: queueId, last_event_id: -1, dont_block: true });
+    t.equal(refused.status, 429);
+    t.match(refused.body, { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT' });
+    t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After header');
+    t.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+  });
+
   t.test('unauthenticated requests are limited per client address', async (t) => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {

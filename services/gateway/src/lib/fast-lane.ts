@@ -55,6 +55,13 @@ export type LaneHandler = (r: LaneRequest) => Promise<LaneAnswer | typeof DECLIN
 /** The auth plugin's cached-key path: the actor and the check left to the route, or undefined (Fastify's path). */
 export type LaneAuthenticate = (host: string | undefined, authorization: string) => LaneCredentials | undefined;
 
+/**
+ * The rate-limit check of a lane request, when per-user limits are on (the auth plugin's): the
+ * X-RateLimit-* headers for its answer and, over the limit, the refusal to answer instead;
+ * DECLINE when the key must be checked afresh (Fastify's path).
+ */
+export type LaneAdmit = (c: LaneCredentials) => Promise<{ headers: Record<string, string>; refusal?: AppError } | typeof DECLINE>;
+
 /** The access-log plugin's line and RED metrics for a request the lane answered. */
 export type LaneObserve = (r: { method: string; route: string; status: number; ms: number; actor?: Actor; ip: string | undefined }) => void;
 
@@ -72,6 +79,7 @@ export class FastLane {
   /** Set when the gateway starts closing: Fastify then answers 503, as configured. */
   closing = false;
   authenticate?: LaneAuthenticate;
+  admit?: LaneAdmit;
   observe?: LaneObserve;
 
   /**
@@ -114,15 +122,26 @@ export class FastLane {
     if (!auth) return false;
     if (telemetryStarted()) nameServerSpan(req.method as string, route.route);
     const started = performance.now();
-    route.handler({ req, res, query, credentials: auth }).then(
+    // Headers every answer carries (the rate limit's), refusals included.
+    let always: Record<string, string> | undefined;
+    const admitted = this.admit ? this.admit(auth) : undefined;
+    const answered = admitted
+      ? admitted.then((a) => {
+          if (a === DECLINE) return DECLINE;
+          always = a.headers;
+          if (a.refusal) throw a.refusal;
+          return route.handler({ req, res, query, credentials: auth });
+        })
+      : route.handler({ req, res, query, credentials: auth });
+    answered.then(
       (answer) => {
         if (answer === DECLINE) return fastify(req, res);
-        this.send(res, 200, answer.body, answer.headers);
+        this.send(res, 200, answer.body, always ? { ...always, ...answer.headers } : answer.headers);
         this.observed(req, route.route, 200, started, auth.actor);
       },
       (err: unknown) => {
         const e = this.refusal(err);
-        const headers: Record<string, string> = {};
+        const headers: Record<string, string> = { ...always };
         if (e.httpStatus === 401) headers['www-authenticate'] = 'Basic realm="zulip"';
         const retryAfter = e.data['retry-after'];
         if (e.httpStatus === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.ceil(retryAfter));

@@ -14,9 +14,10 @@ import { users, usersEvents, type Actor } from '@zc/shared/contracts';
 import { AppError, isAppError } from '@zc/shared/errors';
 import type { Param, ParamValues } from '@zc/shared/params';
 import { RedisBatch, credentialTokenKey, redisKey } from '@zc/shared/redis';
-import { queueWindowCheck, windowState } from '../lib/sliding-window.js';
+import { DECLINE } from '../lib/fast-lane.js';
+import { queueWindowCheck, windowState, type WindowState } from '../lib/sliding-window.js';
 import { params } from './params.js';
-import { RATE_WINDOW_MS, rateLimitHit, userRateKey } from './rate-limit.js';
+import { RATE_WINDOW_MS, rateLimitHit, userRateKey, windowHeaders } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -174,6 +175,17 @@ export default fp(
      * it was cached under: one Redis round trip, which also makes the user's rate-limit check.
      */
     async function stillValid(request: FastifyRequest, cached: { actor: Actor; tokens: CredentialTokens }): Promise<boolean> {
+      const state = await tokensAndWindow(cached);
+      if (state === false) return false;
+      request.rateLimitState = state;
+      return true;
+    }
+
+    /**
+     * One round trip: the cached key's tokens compared and, with per-user rate limiting on, the
+     * request counted. false when the tokens moved; else the window's state (null: no limit).
+     */
+    async function tokensAndWindow(cached: { actor: Actor; tokens: CredentialTokens }): Promise<false | WindowState | null> {
       const limit = gateway.rateLimitPerMinute;
       const results = await batch.run((pipeline) => {
         pipeline.mget(credentialTokenKey(prefix, 'user', cached.actor.user_id), credentialTokenKey(prefix, 'realm', cached.actor.realm_id));
@@ -183,8 +195,7 @@ export default fp(
       if (failed) throw failed[0] as Error;
       const [user = null, realm = null] = results[0]?.[1] as Array<string | null>;
       if (!sameTokens(cached.tokens, { user, realm })) return false;
-      if (limit > 0) request.rateLimitState = windowState(results[1]?.[1], limit, RATE_WINDOW_MS);
-      return true;
+      return limit > 0 ? windowState(results[1]?.[1], limit, RATE_WINDOW_MS) : null;
     }
 
     /** Failed authentications are counted per client address; past the limit none is checked. */
@@ -275,7 +286,6 @@ export default fp(
     // tokens moved the route gives the request to Fastify before acting, and this plugin then
     // checks the key afresh.
     app.lane.authenticate = (host, authorization) => {
-      if (gateway.rateLimitPerMinute > 0) return undefined;
       let credentials: { email: string; apiKey: string };
       try {
         credentials = parseBasic(authorization);
@@ -286,6 +296,18 @@ export default fp(
       if (!cached) return undefined;
       return { actor: cached.actor, ...tokensToCompare(cached) };
     };
+    // With per-user rate limiting on, a lane request is counted as Fastify's path counts it: the
+    // cached key's tokens and the window check in one round trip (stillValid), before the route
+    // acts. Tokens that moved send the request down Fastify's path, which checks the key afresh
+    // and counts it once more (a key change is rare; a request counted twice then is harmless).
+    if (gateway.rateLimitPerMinute > 0) {
+      app.lane.admit = async ({ actor, tokens: [user, realm] }) => {
+        const state = await tokensAndWindow({ actor, tokens: { user: user || null, realm: realm || null } });
+        if (state === false) return DECLINE;
+        const window = state as WindowState;
+        return { headers: windowHeaders(window), refusal: window.allowed ? undefined : rateLimitHit(window.retryAfterSeconds) };
+      };
+    }
 
     app.decorateRequest('actor', null as unknown as Actor);
     // Read by a few routes only (a send, /register): worked out from the User-Agent when asked, not for every poll and ping.

@@ -29,11 +29,18 @@ export const userRateKey = (prefix: string, userId: number) => redisKey(prefix, 
 export const rateLimitHit = (retryAfterSeconds: number) =>
   new AppError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': retryAfterSeconds });
 
+/** Zulip's X-RateLimit-* headers for a window's state. */
+export function windowHeaders(state: WindowState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(state.limit),
+    'x-ratelimit-remaining': String(Math.max(0, state.limit - state.count)),
+    'x-ratelimit-reset': String(state.resetEpochSeconds),
+  };
+}
+
 /** X-RateLimit-* headers; a refused request is thrown as RATE_LIMIT_HIT. */
 export function applyWindowState(reply: FastifyReply, state: WindowState): void {
-  reply.header('x-ratelimit-limit', String(state.limit));
-  reply.header('x-ratelimit-remaining', String(Math.max(0, state.limit - state.count)));
-  reply.header('x-ratelimit-reset', String(state.resetEpochSeconds));
+  reply.headers(windowHeaders(state));
   if (!state.allowed) throw rateLimitHit(state.retryAfterSeconds);
 }
 

@@ -141,3 +141,36 @@ t.test('stands aside while closing, and when it cannot know the client address',
   t.equal((await proxied.send('/api/v1/thing?a=1')).status, 299);
   t.same([...s.seen, ...proxied.seen], []);
 });
+
+t.test('with an admission check (per-user rate limits on): its headers on every answer, its refusal instead of the route, its decline to the handler behind', async (t) => {
+  const s = await startLane(t);
+  let verdict: 'admit' | 'refuse' | 'decline' = 'admit';
+  s.lane.admit = async (c) => {
+    if (c !== credentials) throw new Error('credentials not passed on');
+    if (verdict === 'decline') return DECLINE;
+    const headers = { 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': verdict === 'admit' ? '150' : '0', 'x-ratelimit-reset': '1700000000' };
+    return verdict === 'admit' ? { headers } : { headers, refusal: new AppError('RATE_LIMIT_HIT', 'API usage exceeded rate limit', 429, { 'retry-after': 2.5 }) };
+  };
+  const admitted = await s.send('/api/v1/thing?a=1');
+  t.equal(admitted.status, 200);
+  t.match(admitted.headers, { 'x-ratelimit-limit': '200', 'x-ratelimit-remaining': '150', 'x-ratelimit-reset': '1700000000', 'x-extra': 'yes' }, "the check's and the route's headers");
+  const refusedByRoute = await s.send('/api/v1/thing?a=refuse');
+  t.equal(refusedByRoute.status, 400);
+  t.equal(refusedByRoute.headers['x-ratelimit-remaining'], '150', "a route's refusal carries them too");
+
+  verdict = 'refuse';
+  const before = s.seen.length;
+  const refused = await s.send('/api/v1/thing?a=1');
+  t.equal(refused.status, 429);
+  t.same(JSON.parse(refused.body), { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT', 'retry-after': 2.5 });
+  t.match(refused.headers, { 'retry-after': '3', 'x-ratelimit-remaining': '0' });
+  t.equal(s.seen.length, before, 'the route never ran');
+
+  verdict = 'decline';
+  const behind = s.behind();
+  const declined = await s.send('/api/v1/thing?a=1');
+  t.equal(declined.status, 299, 'the handler behind answers');
+  t.equal(s.behind(), behind + 1);
+  t.equal(s.seen.length, before, 'the route never ran');
+  t.same(s.observed.at(-1), { route: '/api/v1/thing', status: 429 }, 'a declined request is not observed by the lane');
+});
