@@ -165,6 +165,27 @@ t.test('presence', async (t) => {
     t.ok(((await o.get('/realm/presence')).body.presences as Json)[hamlet.email], 'shown again');
   });
 
+  t.test('GET /realm/presence: the fast lane (plain query) answers as the Fastify route (the same query escaped) does', async (t) => {
+    const raw = async (query: string) => {
+      const res = await fetch(`${o.baseUrl}/api/v1/realm/presence${query}`, { headers: o.headers() });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    await o.get('/realm/presence'); // the key cached, the realm's copy held
+    for (const [plain, escaped] of [['?slim_presence=true', '?slim_presence=%74rue'], ['', '?slim_presence=%66alse'], ['?last_update_id=-1&slim_presence=true', '?last_update_id=%2D1&slim_presence=true']] as const) {
+      const [lane, route] = [await raw(plain), await raw(escaped)];
+      t.equal(lane.status, 200, `lane ${plain}`);
+      t.equal(route.status, 200, `route ${escaped}`);
+      for (const a of [lane.body, route.body]) delete a.server_timestamp;
+      t.same(lane.body, route.body, `same answer: ${plain || '(no query)'}`);
+    }
+    const bad = await raw('?slim_presence=perhaps');
+    t.equal(bad.status, 400, 'a bad value in the plain form is the route\'s to refuse');
+    t.match(bad.body, { result: 'error', code: 'BAD_REQUEST', msg: /slim_presence/ });
+    const unknown = await raw('?slim_presence=true&colour=blue');
+    t.equal(unknown.status, 200);
+    t.same(unknown.body.ignored_parameters_unsupported, ['colour'], 'an unknown parameter is reported as Fastify reports it');
+  });
+
   t.test('GET /realm/presence with a cached key: the read’s own script compares its credential tokens', async (t) => {
     const quiet = await sys.createUser({ email: 'quiet-leaver@zulip.test', full_name: 'Quiet Leaver' });
     const q = sys.client(quiet);

@@ -45,8 +45,8 @@ export interface LaneCredentials {
 }
 
 export interface LaneAnswer {
-  /** A success envelope's JSON text. */
-  body: string;
+  /** A success envelope's JSON text, or its UTF-8 bytes. */
+  body: string | Buffer;
   headers?: Record<string, string>;
 }
 
@@ -160,7 +160,7 @@ export class FastLane {
     return e;
   }
 
-  private send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  private send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',

@@ -153,6 +153,18 @@ export async function checkedPresenceFromStore(p: GatewayPresence, actor: Actor,
   return r.view && answerFromView(p, actor, r.view, fetch, nowMs);
 }
 
+/**
+ * A fetch without a ping in the fast lane (GET /realm/presence): the answer when this replica
+ * holds a copy of the realm and the read's script found the key's tokens as cached; else
+ * undefined, having changed nothing, for Fastify's path to answer (it loads the realm, or
+ * checks the key afresh).
+ */
+export async function presenceForLane(p: GatewayPresence, actor: Actor, expect: { keys: [string, string]; values: [string, string] }, fetch: PresenceFetch, nowMs = Date.now()): Promise<SuccessMembers | undefined> {
+  const r = await p.reader.readExpecting(actor.realm_id, expect);
+  if (!r || r.kind === 'unexpected' || !r.view) return undefined;
+  return answerFromView(p, actor, r.view, fetch, nowMs);
+}
+
 /** Whether a fetch lists everyone seen in the default window (a client's first fetch, and every fetch without `last_update_id`). */
 const defaultWindow = (f: PresenceFetch) => f.history_limit_days === undefined && !(f.last_update_id !== undefined && f.last_update_id > 0);
 

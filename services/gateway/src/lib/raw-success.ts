@@ -33,6 +33,11 @@ const CLOSE = Buffer.from('}');
  * out without being encoded again, joined once into the reply's body.
  */
 export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply, members: SuccessMembers): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(successMembersBody(members, request.ignoredParams));
+}
+
+/** A success envelope of `members` (and the parameters to report as ignored) as one body. */
+export function successMembersBody(members: SuccessMembers, ignored: readonly string[] | null | undefined): Buffer {
   const parts: Buffer[] = [OPEN];
   for (const m of members) {
     parts.push(COMMA);
@@ -40,8 +45,7 @@ export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply,
     else if (Buffer.isBuffer(m)) parts.push(m);
     else for (const b of m) parts.push(b);
   }
-  const ignored = request.ignoredParams;
   if (ignored?.length) parts.push(Buffer.from(`,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`));
   parts.push(CLOSE);
-  return reply.type('application/json; charset=utf-8').send(Buffer.concat(parts));
+  return Buffer.concat(parts);
 }

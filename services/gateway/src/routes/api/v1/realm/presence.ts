@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { users, type Actor } from '@zc/shared/contracts';
-import { bool, int } from '@zc/shared/params';
-import { checkedPresenceFromStore, presenceOf } from '../../../../lib/presence.js';
-import { sendRawSuccess, sendSuccessMembers } from '../../../../lib/raw-success.js';
+import { bool, int, parseParams, type ParamValues } from '@zc/shared/params';
+import { DECLINE } from '../../../../lib/fast-lane.js';
+import { checkedPresenceFromStore, presenceForLane, presenceOf } from '../../../../lib/presence.js';
+import { sendRawSuccess, sendSuccessMembers, successMembersBody } from '../../../../lib/raw-success.js';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
+import { declaredParams } from '../../../../plugins/params.js';
 
 /** How much presence a fetch wants (POST /users/me/presence and GET /realm/presence). */
 export const presenceFetchParams = {
@@ -32,4 +34,19 @@ export default async function realmPresenceRoutes(app: FastifyInstance) {
   }
 
   app.get('/', { config: { credentialsCheckedByRoute: true } }, async (request, reply) => answer(request, reply, request.actor, takeCredentialCheck(request)));
+
+  // The plain fetch in the fast lane (lib/fast-lane.ts): clients that read presence this way
+  // ask every minute, and the answer is large. A refused parameter, credentials that moved, or
+  // a realm this replica holds no copy of are Fastify's to answer.
+  declaredParams.set(`GET ${app.prefix}`, presenceFetchParams);
+  app.lane.add('GET', app.prefix, Object.keys(presenceFetchParams), async ({ query, credentials }) => {
+    let p: ParamValues<typeof presenceFetchParams>;
+    try {
+      p = parseParams(query, presenceFetchParams).values;
+    } catch {
+      return DECLINE;
+    }
+    const members = await presenceForLane(presence, credentials.actor, { keys: credentials.keys, values: credentials.tokens }, p);
+    return members ? { body: successMembersBody(members, null) } : DECLINE;
+  });
 }
