@@ -18,6 +18,20 @@ import { testEnv } from '../src/testing/index.js';
 
 const SCHEMA = 'relaytest';
 
+/** A test's own schema migrated in its database, a pool and a bus on its prefix; `close` after the relays have stopped. */
+async function outboxFixture(t: Parameters<typeof testEnv>[0], schema: string, name: string) {
+  const env = await testEnv(t);
+  const log = createLogger({ service: name, level: 'silent' });
+  const pool = createPool(env.databaseUrl, { max: 4 });
+  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name, log });
+  await runMigrations(pool, schema, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  const close = async () => {
+    await bus.close();
+    await pool.end();
+  };
+  return { env, log, pool, bus, close };
+}
+
 const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
   for (let i = 0; i < 400; i++) {
     if (await ok()) return;
@@ -28,16 +42,11 @@ const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
 const happened = event('relaytest.evt.v1.thing.happened', Type.Object({ n: Type.Integer(), text: Type.String() }));
 
 t.test('outbox relay', async (t) => {
-  const env = await testEnv(t);
-  const log = createLogger({ service: 'outbox-test', level: 'silent' });
-  const pool = createPool(env.databaseUrl, { max: 4 });
-  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'outbox-test', log });
-  await runMigrations(pool, SCHEMA, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  const { env, log, pool, bus, close } = await outboxFixture(t, SCHEMA, 'outbox-test');
   const relay = startOutboxRelay({ pool, schema: SCHEMA, bus, log, pollMs: 100 });
   t.teardown(async () => {
     await relay.stop();
-    await bus.close();
-    await pool.end();
+    await close();
   });
 
   const received: Array<{ n: number; text: string }> = [];
@@ -140,11 +149,7 @@ const alsoHappened = event('coalescetest.evt.v1.thing.happened', Type.Object({ n
 const LINGER_MS = 1000;
 
 t.test('outbox relay coalescing', async (t) => {
-  const env = await testEnv(t);
-  const log = createLogger({ service: 'outbox-coalescing-test', level: 'silent' });
-  const pool = createPool(env.databaseUrl, { max: 4 });
-  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'outbox-coalescing-test', log });
-  await runMigrations(pool, COALESCE_SCHEMA, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  const { log, pool, bus, close } = await outboxFixture(t, COALESCE_SCHEMA, 'outbox-coalescing-test');
   const relay = startOutboxRelay({
     pool,
     schema: COALESCE_SCHEMA,
@@ -155,8 +160,7 @@ t.test('outbox relay coalescing', async (t) => {
   });
   t.teardown(async () => {
     await relay.stop();
-    await bus.close();
-    await pool.end();
+    await close();
   });
 
   // What the consumer saw, in stream order: each published event, and each item's arrival.
@@ -223,11 +227,7 @@ const QUIET_SCHEMA = 'relayquiet';
 const quietThing = event('relayquiet.evt.v1.thing.happened', Type.Object({ n: Type.Integer(), text: Type.String() }));
 
 t.test('outbox writes that wake their relay themselves (LocalOutboxWake)', async (t) => {
-  const env = await testEnv(t);
-  const log = createLogger({ service: 'outbox-quiet-test', level: 'silent' });
-  const pool = createPool(env.databaseUrl, { max: 4 });
-  const bus = await Bus.connect({ url: env.infra.natsUrl, prefix: env.prefix, name: 'outbox-quiet-test', log });
-  await runMigrations(pool, QUIET_SCHEMA, await mkdtemp(path.join(os.tmpdir(), 'zc-outbox-')));
+  const { log, pool, bus, close } = await outboxFixture(t, QUIET_SCHEMA, 'outbox-quiet-test');
   // Polling is out of reach of the test: only a NOTIFY or `written` can start a pass.
   const relay = startOutboxRelay({ pool, schema: QUIET_SCHEMA, bus, log, pollMs: 600_000 });
   const follower = startOutboxRelay({ pool, schema: QUIET_SCHEMA, bus, log, pollMs: 600_000 });
@@ -241,8 +241,7 @@ t.test('outbox writes that wake their relay themselves (LocalOutboxWake)', async
     listener.release();
     await follower.stop();
     await relay.stop();
-    await bus.close();
-    await pool.end();
+    await close();
   });
   const received: number[] = [];
   await bus.consume([quietThing], { durable: 'outbox-quiet-test' }, async (_subject, payload) => {
