@@ -48,8 +48,8 @@ export interface LaneCredentials {
 }
 
 export interface LaneAnswer {
-  /** A success envelope's JSON text, or its UTF-8 bytes. */
-  body: string | Buffer;
+  /** A success envelope's JSON text, or its UTF-8 bytes, whole or in parts (written as they are, not joined). */
+  body: string | Buffer | readonly Buffer[];
   headers?: Record<string, string>;
 }
 
@@ -210,16 +210,21 @@ export class FastLane {
     return e;
   }
 
-  private send(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+  private send(res: ServerResponse, status: number, body: LaneAnswer['body'], headers: Record<string, string> = {}): void {
     if (res.headersSent || res.destroyed) return;
+    const parts = typeof body === 'string' || Buffer.isBuffer(body) ? undefined : body;
     res.writeHead(status, {
       'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
+      'content-length': parts ? parts.reduce((n, b) => n + b.length, 0) : Buffer.byteLength(body as string | Buffer),
       // Authenticated answers must never be cached by anything between us and the client (as app.ts's onSend).
       'cache-control': 'private, no-store',
       ...headers,
     });
-    res.end(body);
+    if (!parts) return void res.end(body);
+    // Corked: the head and every part leave in one write (writev).
+    res.cork();
+    for (const b of parts) res.write(b);
+    res.end();
   }
 
   private observed(req: IncomingMessage, route: string, status: number, started: number, actor: Actor): void {

@@ -38,6 +38,16 @@ export function sendSuccessMembers(request: FastifyRequest, reply: FastifyReply,
 
 /** A success envelope of `members` (and the parameters to report as ignored) as one body. */
 export function successMembersBody(members: SuccessMembers, ignored: readonly string[] | null | undefined): Buffer {
+  return Buffer.concat(successMembersParts(members, ignored));
+}
+
+/**
+ * `successMembersBody` in parts, for a writer that sends them as they are: a 1,000-user
+ * presence answer's cached bytes then go out without being copied into a new buffer per
+ * request, whose allocation (tens of kilobytes, outside V8's heap) kept the gateway's major GC
+ * running about once a second under 50 reads a second.
+ */
+export function successMembersParts(members: SuccessMembers, ignored: readonly string[] | null | undefined): Buffer[] {
   const parts: Buffer[] = [OPEN];
   for (const m of members) {
     parts.push(COMMA);
@@ -47,5 +57,5 @@ export function successMembersBody(members: SuccessMembers, ignored: readonly st
   }
   if (ignored?.length) parts.push(Buffer.from(`,"ignored_parameters_unsupported":${JSON.stringify(ignored)}`));
   parts.push(CLOSE);
-  return Buffer.concat(parts);
+  return parts;
 }

@@ -36,6 +36,8 @@ async function startLane(t: { teardown(fn: () => unknown): void }, exactClientIp
         throw new AppError(null, 'Not logged in', 401);
       case 'crash':
         throw new Error('secret detail');
+      case 'parts':
+        return { body: [Buffer.from('{"result":"success",'), Buffer.from('"msg":"","a":"'), Buffer.from('parts"}')] };
       default:
         return { body: `{"result":"success","msg":"","a":${JSON.stringify(query.a ?? null)}}`, headers: { 'x-extra': 'yes' } };
     }
@@ -92,6 +94,11 @@ t.test('takes the plain form of its routes', async (t) => {
   t.equal(r.headers['x-extra'], 'yes');
   t.equal(Number(r.headers['content-length']), Buffer.byteLength(r.body));
   t.same(s.seen, [{ a: '1-2_3.x:y', b: '' }]);
+  const parts = await s.send('/api/v1/thing?a=parts');
+  t.same(JSON.parse(parts.body), { result: 'success', msg: '', a: 'parts' }, 'an answer in parts goes out whole');
+  t.equal(Number(parts.headers['content-length']), Buffer.byteLength(parts.body));
+  s.seen.pop();
+  s.observed.pop();
   t.equal((await s.send('/api/v1/thing/?a=2')).status, 200, 'a trailing slash, as Fastify ignores it');
   t.equal((await s.send('/api/v1/thing')).status, 200, 'no query string');
   t.equal(s.behind(), 0);

@@ -3,7 +3,7 @@ import { users, type Actor } from '@zc/shared/contracts';
 import { bool, int, parseParams, type ParamValues } from '@zc/shared/params';
 import { DECLINE } from '../../../../lib/fast-lane.js';
 import { checkedPresenceFromStore, presenceForLane, presenceOf } from '../../../../lib/presence.js';
-import { sendRawSuccess, sendSuccessMembers, successMembersBody } from '../../../../lib/raw-success.js';
+import { sendRawSuccess, sendSuccessMembers, successMembersParts } from '../../../../lib/raw-success.js';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../plugins/auth.js';
 import { declaredParams } from '../../../../plugins/params.js';
 
@@ -47,6 +47,6 @@ export default async function realmPresenceRoutes(app: FastifyInstance) {
       return DECLINE;
     }
     const members = await presenceForLane(presence, credentials.actor, { keys: credentials.keys, values: credentials.tokens }, p);
-    return members ? { body: successMembersBody(members, null) } : DECLINE;
+    return members ? { body: successMembersParts(members, null) } : DECLINE;
   });
 }

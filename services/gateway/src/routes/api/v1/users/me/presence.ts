@@ -5,7 +5,7 @@ import { success } from '@zc/shared/envelope';
 import { bool, custom, parseParams, type ParamValues } from '@zc/shared/params';
 import { DECLINE } from '../../../../../lib/fast-lane.js';
 import { humanPingThenPresence, pingThenPresence, presenceOf, storeHumanPing, storeSteadyPing } from '../../../../../lib/presence.js';
-import { rawSuccessText, sendRawSuccess, sendSuccessMembers, successMembersBody } from '../../../../../lib/raw-success.js';
+import { rawSuccessText, sendRawSuccess, sendSuccessMembers, successMembersBody, successMembersParts } from '../../../../../lib/raw-success.js';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../../plugins/auth.js';
 import { declaredParams } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
@@ -82,7 +82,7 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
     }
     const [ping, members] = await humanPingThenPresence(presence, actor, reported, { keys, tokens }, fetch);
     if (ping !== 'stored') return DECLINE;
-    if (members) return { body: successMembersBody(members, null) };
+    if (members) return { body: successMembersParts(members, null) };
     return { body: rawSuccessText(await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }), null) };
   });
 }
