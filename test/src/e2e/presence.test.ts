@@ -186,6 +186,61 @@ t.test('presence', async (t) => {
     t.same(unknown.body.ignored_parameters_unsupported, ['colour'], 'an unknown parameter is reported as Fastify reports it');
   });
 
+  t.test('POST /users/me/presence: the fast lane (plain form) answers as the Fastify route (the same form escaped) does', async (t) => {
+    const raw = async (body: string) => {
+      const res = await fetch(`${o.baseUrl}/api/v1/users/me/presence`, { method: 'POST', headers: o.headers({ 'content-type': 'application/x-www-form-urlencoded' }), body });
+      return { status: res.status, headers: Object.fromEntries(res.headers), body: (await res.json()) as Json };
+    };
+    const forms = [
+      ['status=active&ping_only=true', 'status=%61ctive&ping_only=true'],
+      ['status=active&slim_presence=true', 'status=%61ctive&slim_presence=true'],
+      ['status=active', 'status=%61ctive'],
+      ['status=idle&new_user_input=false&last_update_id=-1&slim_presence=true', 'status=%69dle&new_user_input=false&last_update_id=-1&slim_presence=true'],
+      ['status=idle&history_limit_days=0', 'status=%69dle&history_limit_days=0'],
+    ] as const;
+    for (const [plain, escaped] of forms) {
+      await raw(plain); // the key cached, the realm's copy held, this status already stored
+      const [lane, route] = [await raw(plain), await raw(escaped)];
+      t.equal(lane.status, 200, `lane ${plain}`);
+      t.equal(route.status, 200, `route ${escaped}`);
+      for (const a of [lane, route]) {
+        delete a.body.server_timestamp;
+        delete a.headers.date;
+        delete a.headers['content-length']; // server_timestamp's digits
+      }
+      t.same(lane.body, route.body, `same answer: ${plain}`);
+      t.same(lane.headers, route.headers, `same headers: ${plain}`);
+    }
+    // Read by the lane, then the route's to refuse or report: it parses the bytes the lane read.
+    const bad = await raw('status=sleepy&ping_only=true');
+    t.equal(bad.status, 400);
+    t.same(bad.body, { result: 'error', msg: 'Invalid status: sleepy', code: 'BAD_REQUEST' });
+    const notBool = await raw('status=active&ping_only=perhaps');
+    t.match(notBool.body, { result: 'error', code: 'BAD_REQUEST', msg: /ping_only/ });
+    const missing = await raw('ping_only=true');
+    t.match(missing.body, { result: 'error', code: 'REQUEST_VARIABLE_MISSING', msg: "Missing 'status' argument" });
+    const unknown = await raw('status=active&ping_only=true&colour=blue');
+    t.equal(unknown.status, 200);
+    t.same(unknown.body, { result: 'success', msg: '', ignored_parameters_unsupported: ['colour'] }, 'an unknown parameter is reported as Fastify reports it');
+    const twice = await raw('status=sleepy&status=active&ping_only=true');
+    t.equal(twice.status, 200, 'a name given twice: the last value, as Django takes it');
+    t.same(twice.body, { result: 'success', msg: '' });
+  });
+
+  t.test('POST /users/me/presence in the fast lane: a ping the users service must take (coming online) is handed to the route', async (t) => {
+    const newcomer = await sys.createUser({ email: 'lane-newcomer@zulip.test', full_name: 'Lane Newcomer' });
+    const reader = await sys.createUser({ email: 'lane-reader@zulip.test', full_name: 'Lane Reader' });
+    for (const who of [newcomer, reader]) t.equal((await sys.client(who).get('/users/me')).status, 200, 'key cached');
+    const online = await sys.client(newcomer).post('/users/me/presence', { status: 'active', ping_only: true });
+    t.same(online.body, { result: 'success', msg: '' });
+    const fetched = await sys.client(reader).post('/users/me/presence', { status: 'idle', slim_presence: true });
+    t.equal(fetched.status, 200);
+    const presences = fetched.body.presences as Json;
+    t.match(presences[String(newcomer.user_id)], { active_timestamp: Number }, 'the ping-only newcomer came online');
+    t.match(presences[String(reader.user_id)], { idle_timestamp: Number }, 'the fetching newcomer came online and is in its own answer');
+  });
+
+
   t.test('GET /realm/presence with a cached key: the read’s own script compares its credential tokens', async (t) => {
     const quiet = await sys.createUser({ email: 'quiet-leaver@zulip.test', full_name: 'Quiet Leaver' });
     const q = sys.client(quiet);

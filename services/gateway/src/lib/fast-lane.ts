@@ -5,16 +5,19 @@
  * Fastify's routing, hooks, parameter plugins and reply machinery cost more CPU than its
  * own work (one Redis script), on the same event loop as every send.
  *
- * A lane route takes a request only when nothing about it needs Fastify: no body, a query
- * string of the route's own parameter names in plain characters (so parsing it here and in
- * Fastify cannot differ, and it is well-formed text), and an API key the auth plugin has
- * cached and lets the route check itself (`credentialsCheckedByRoute`). Everything else (a
- * refusal to explain, an unknown parameter, a key to check with the users service, a
- * gateway shutting down) goes down Fastify's path, which answers every case, so the two
- * cannot disagree about errors. A route may also give a request back to Fastify after
- * looking at it, as long as it has changed nothing.
+ * A lane route takes a request only when nothing about it needs Fastify: parameters of the
+ * route's own names in plain characters (so parsing them here and in Fastify cannot differ,
+ * and they are well-formed text), in the query string of a GET or the short urlencoded body
+ * of a POST (no query string then), and an API key the auth plugin has cached and lets the
+ * route check itself (`credentialsCheckedByRoute`). Everything else (a refusal to explain, an
+ * unknown parameter, a key to check with the users service, a gateway shutting down) goes
+ * down Fastify's path, which answers every case, so the two cannot disagree about errors. A
+ * route may also give a request back to Fastify after looking at it, as long as it has
+ * changed nothing. A POST's body is read before its parameters can be looked at, so Fastify
+ * gets the bytes read instead of the spent stream (`payload`, the route's preParsing hook).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import type { Actor } from '@zc/shared/contracts';
 import { errorBody } from '@zc/shared/envelope';
 import { asOutage, internalError, isAppError, type AppError } from '@zc/shared/errors';
@@ -27,8 +30,8 @@ export const DECLINE = Symbol('decline');
 export interface LaneRequest {
   req: IncomingMessage;
   res: ServerResponse;
-  /** The query parameters, each once, all of them names the route declared. */
-  query: Record<string, string>;
+  /** The parameters (a GET's query string, a POST's body), each once, all of them names the route declared. */
+  params: Record<string, string>;
   /**
    * The key's credentials as cached: the route's Redis script must compare `keys` with
    * `tokens` before acting, and the route give the request to Fastify when one differs.
@@ -68,7 +71,19 @@ export type LaneObserve = (r: { method: string; route: string; status: number; m
 /** Query strings whose parsing is the same everywhere: no escapes, no '+', nothing but these. */
 const PLAIN_QUERY = /^[A-Za-z0-9_.:=&-]*$/;
 
+/**
+ * The largest POST body the lane reads: a presence ping's is under 100 bytes. Longer ones
+ * are not the plain form of anything the lane serves, and are Fastify's to read.
+ */
+export const LANE_BODY_LIMIT = 1024;
+
+/** The body's media type as Zulip's clients send a form (python-zulip-api, and the web app with its charset). */
+const FORM = /^application\/x-www-form-urlencoded\s*(;\s*charset="?utf-8"?\s*)?$/i;
+
+type Method = 'GET' | 'POST';
+
 interface Route {
+  method: Method;
   route: string;
   names: ReadonlySet<string>;
   handler: LaneHandler;
@@ -76,6 +91,8 @@ interface Route {
 
 export class FastLane {
   private readonly routes = new Map<string, Route>();
+  /** The bodies of POSTs the lane read and then handed to Fastify, for `payload`. */
+  private readonly readBodies = new WeakMap<IncomingMessage, Buffer>();
   /** Set when the gateway starts closing: Fastify then answers 503, as configured. */
   closing = false;
   authenticate?: LaneAuthenticate;
@@ -92,9 +109,23 @@ export class FastLane {
     private readonly exactClientIp: boolean,
   ) {}
 
-  /** A lane route: `path` as Fastify would match it (a trailing slash is ignored), with its parameters' names. */
-  add(method: 'GET', path: string, names: readonly string[], handler: LaneHandler): void {
-    this.routes.set(`${method} ${path}`, { route: path, names: new Set(names), handler });
+  /**
+   * A lane route: `path` as Fastify would match it (a trailing slash is ignored), with its
+   * parameters' names. The Fastify route of a POST must take its body through `payload`.
+   */
+  add(method: Method, path: string, names: readonly string[], handler: LaneHandler): void {
+    this.routes.set(`${method} ${path}`, { method, route: path, names: new Set(names), handler });
+  }
+
+  /**
+   * The body Fastify parses (a preParsing hook's answer): the bytes the lane read, when it
+   * read them and then handed the request on; else the request's own stream.
+   */
+  payload(req: IncomingMessage, stream: Readable): Readable {
+    const body = this.readBodies.get(req);
+    if (!body) return stream;
+    this.readBodies.delete(req);
+    return Readable.from([body], { objectMode: false });
   }
 
   /** Node's request listener: the lane's requests, and Fastify's handler for the rest. */
@@ -113,14 +144,34 @@ export class FastLane {
     const route = this.routes.get(`${req.method} ${path}`);
     if (!route) return false;
     const length = req.headers['content-length'];
-    if ((length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined) return false;
+    if (req.headers['transfer-encoding'] !== undefined) return false;
+    if (route.method === 'GET' ? length !== undefined && length !== '0' : !plainFormHeaders(req, length) || q >= 0) return false;
     const authorization = req.headers.authorization;
     if (!authorization) return false;
-    const query = q < 0 ? {} : parsePlainQuery(url.slice(q + 1), route.names);
+    const query = route.method === 'GET' && q >= 0 ? parsePlainQuery(url.slice(q + 1), route.names) : {};
     if (!query) return false;
     const auth = this.authenticate(req.headers.host, authorization);
     if (!auth) return false;
     if (telemetryStarted()) nameServerSpan(req.method as string, route.route);
+    if (route.method === 'GET') {
+      this.run(route, req, res, query, auth, fastify);
+      return true;
+    }
+    readBody(req, (body) => {
+      const params = parsePlainQuery(body.toString('latin1'), route.names);
+      if (!params) return this.handOn(req, res, body, fastify);
+      this.run(route, req, res, params, auth, (rq, rs) => this.handOn(rq, rs, body, fastify));
+    });
+    return true;
+  }
+
+  /** Fastify's handler for a POST whose body the lane has read (`payload` gives it back). */
+  private handOn(req: IncomingMessage, res: ServerResponse, body: Buffer, fastify: (req: IncomingMessage, res: ServerResponse) => void): void {
+    this.readBodies.set(req, body);
+    fastify(req, res);
+  }
+
+  private run(route: Route, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, auth: LaneCredentials, fastify: (req: IncomingMessage, res: ServerResponse) => void): void {
     const started = performance.now();
     // Headers every answer carries (the rate limit's), refusals included.
     let always: Record<string, string> | undefined;
@@ -130,9 +181,9 @@ export class FastLane {
           if (a === DECLINE) return DECLINE;
           always = a.headers;
           if (a.refusal) throw a.refusal;
-          return route.handler({ req, res, query, credentials: auth });
+          return route.handler({ req, res, params, credentials: auth });
         })
-      : route.handler({ req, res, query, credentials: auth });
+      : route.handler({ req, res, params, credentials: auth });
     answered.then(
       (answer) => {
         if (answer === DECLINE) return fastify(req, res);
@@ -149,7 +200,6 @@ export class FastLane {
         this.observed(req, route.route, e.httpStatus, started, auth.actor);
       },
     );
-    return true;
   }
 
   /** As the error-envelope plugin: an AppError as it is, an outage 503, anything else a 500 without detail. */
@@ -175,6 +225,23 @@ export class FastLane {
   private observed(req: IncomingMessage, route: string, status: number, started: number, actor: Actor): void {
     this.observe?.({ method: req.method as string, route, status, ms: performance.now() - started, actor, ip: req.socket.remoteAddress });
   }
+}
+
+/** A POST the lane may read: a declared, short, urlencoded body (in Zulip's clients' forms). */
+function plainFormHeaders(req: IncomingMessage, length: string | undefined): boolean {
+  if (length === undefined || !/^\d{1,4}$/.test(length) || Number(length) > LANE_BODY_LIMIT) return false;
+  const type = req.headers['content-type'];
+  return type !== undefined && FORM.test(type);
+}
+
+/**
+ * Calls `done` with the whole body. A client that leaves before sending it gets no answer
+ * (Node destroys the request; Fastify would answer nobody either).
+ */
+function readBody(req: IncomingMessage, done: (body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.once('end', () => done(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
 }
 
 /** The parameters of a plain query string when each is one of `names` and given once; else undefined. */

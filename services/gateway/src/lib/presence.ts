@@ -71,6 +71,9 @@ export function presenceOf(app: FastifyInstance): GatewayPresence {
 /** What became of a ping the gateway tried to store itself. */
 export type SteadyPing = 'stored' | 'for-users-service' | 'credentials-moved';
 
+/** The credential tokens a cached key was checked under, which a ping's script compares before writing (auth plugin). */
+export type ExpectedTokens = Pick<CredentialCheck, 'keys' | 'tokens'>;
+
 /**
  * Stores a ping if nothing but storing is needed: `for-users-service` when the users service
  * must take it (the realm's visibility is not loaded yet, or the user comes online and is
@@ -91,12 +94,26 @@ export async function storeSteadyPing(
     await check?.verify();
     return 'stored';
   }
-  const p = steadyPingRequest(actor, status, check, o.nowMs ?? Date.now());
+  return storeHumanPing(store, actor, status, check, o);
+}
+
+/**
+ * `storeSteadyPing` for a user who is not a bot, the tokens compared by the ping's script
+ * alone: anything but `stored` has written nothing.
+ */
+export async function storeHumanPing(
+  store: PresenceStore,
+  actor: Actor,
+  status: 'active' | 'idle',
+  expect: ExpectedTokens | null,
+  o: { coalesced?: boolean; nowMs?: number } = {},
+): Promise<SteadyPing> {
+  const p = steadyPingRequest(actor, status, expect, o.nowMs ?? Date.now());
   return steadyOutcome(await store.ping(actor.realm_id, actor.user_id, p.active, p.nowSeconds, p.rules, true, p.expect, o.coalesced === true));
 }
 
 /** A steady ping as the store takes it (quiet only; conditional on the credential tokens of a pending check). */
-function steadyPingRequest(actor: Actor, status: 'active' | 'idle', check: CredentialCheck | null, nowMs: number) {
+function steadyPingRequest(actor: Actor, status: 'active' | 'idle', check: ExpectedTokens | null, nowMs: number) {
   const expect = check ? { keys: check.keys, values: check.tokens } : { keys: [], values: [] };
   return { userId: actor.user_id, active: status === 'active', nowSeconds: Math.floor(nowMs / 1000), rules: PRESENCE_TIMING, quietOnly: true, expect };
 }
@@ -121,10 +138,25 @@ export async function pingThenPresence(
   fetch: PresenceFetch,
   nowMs = Date.now(),
 ): Promise<[SteadyPing, SuccessMembers | undefined]> {
-  const both = actor.is_bot ? undefined : await p.reader.pingThenRead(actor.realm_id, steadyPingRequest(actor, status, check, nowMs));
+  if (!actor.is_bot) return humanPingThenPresence(p, actor, status, check, fetch, nowMs);
+  const [ping, view] = await Promise.all([storeSteadyPing(p.store, actor, status, check, { nowMs }), p.reader.read(actor.realm_id)]);
+  if (ping !== 'stored' || !view) return [ping, undefined];
+  return [ping, await answerFromView(p, actor, view, fetch, nowMs)];
+}
+
+/** `pingThenPresence` for a user who is not a bot (as `storeHumanPing`: a ping not `stored` has written nothing). */
+export async function humanPingThenPresence(
+  p: GatewayPresence,
+  actor: Actor,
+  status: 'active' | 'idle',
+  expect: ExpectedTokens | null,
+  fetch: PresenceFetch,
+  nowMs = Date.now(),
+): Promise<[SteadyPing, SuccessMembers | undefined]> {
+  const both = await p.reader.pingThenRead(actor.realm_id, steadyPingRequest(actor, status, expect, nowMs));
   const [ping, view] = both
     ? [steadyOutcome(both.ping), both.view]
-    : await Promise.all([storeSteadyPing(p.store, actor, status, check, { nowMs }), p.reader.read(actor.realm_id)]);
+    : await Promise.all([storeHumanPing(p.store, actor, status, expect, { nowMs }), p.reader.read(actor.realm_id)]);
   if (ping !== 'stored' || !view) return [ping, undefined];
   return [ping, await answerFromView(p, actor, view, fetch, nowMs)];
 }

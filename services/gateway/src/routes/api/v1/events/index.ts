@@ -73,7 +73,7 @@ export default async function eventsRoutes(app: FastifyInstance) {
   // The plain poll in the fast lane (lib/fast-lane.ts), where most of the gateway's requests
   // go under load: a refused parameter, or credentials that moved, are Fastify's to answer.
   declaredParams.set(`GET ${app.prefix}`, pollParams);
-  app.lane.add('GET', app.prefix, Object.keys(pollParams), async ({ res, query, credentials }) => {
+  app.lane.add('GET', app.prefix, Object.keys(pollParams), async ({ res, params: query, credentials }) => {
     let p: ParamValues<typeof pollParams>;
     try {
       p = parseParams(query, pollParams).values;

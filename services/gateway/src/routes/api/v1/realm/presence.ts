@@ -39,7 +39,7 @@ export default async function realmPresenceRoutes(app: FastifyInstance) {
   // ask every minute, and the answer is large. A refused parameter, credentials that moved, or
   // a realm this replica holds no copy of are Fastify's to answer.
   declaredParams.set(`GET ${app.prefix}`, presenceFetchParams);
-  app.lane.add('GET', app.prefix, Object.keys(presenceFetchParams), async ({ query, credentials }) => {
+  app.lane.add('GET', app.prefix, Object.keys(presenceFetchParams), async ({ params: query, credentials }) => {
     let p: ParamValues<typeof presenceFetchParams>;
     try {
       p = parseParams(query, presenceFetchParams).values;

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { users, type Actor } from '@zc/shared/contracts';
 import { badRequest } from '@zc/shared/errors';
 import { success } from '@zc/shared/envelope';
-import { bool, custom } from '@zc/shared/params';
-import { pingThenPresence, presenceOf, storeSteadyPing } from '../../../../../lib/presence.js';
-import { sendRawSuccess, sendSuccessMembers } from '../../../../../lib/raw-success.js';
+import { bool, custom, parseParams, type ParamValues } from '@zc/shared/params';
+import { DECLINE } from '../../../../../lib/fast-lane.js';
+import { humanPingThenPresence, pingThenPresence, presenceOf, storeHumanPing, storeSteadyPing } from '../../../../../lib/presence.js';
+import { rawSuccessText, sendRawSuccess, sendSuccessMembers, successMembersBody } from '../../../../../lib/raw-success.js';
 import { paramsCheckingCredentials, takeCredentialCheck, type CredentialCheck } from '../../../../../plugins/auth.js';
+import { declaredParams } from '../../../../../plugins/params.js';
 import { presenceFetchParams } from '../../realm/presence.js';
 
 const status = custom((raw) => {
@@ -50,5 +52,37 @@ export default async function myPresenceRoutes(app: FastifyInstance) {
     return sendRawSuccess(request, reply, await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }));
   }
 
-  app.post('/', { config: { credentialsCheckedByRoute: true } }, async (request, reply) => answer(request, reply, request.actor, takeCredentialCheck(request)));
+  app.post(
+    '/',
+    // A body the fast lane read before handing the request on is parsed from the bytes it read.
+    { config: { credentialsCheckedByRoute: true }, preParsing: async (request, _reply, payload) => app.lane.payload(request.raw, payload) },
+    async (request, reply) => answer(request, reply, request.actor, takeCredentialCheck(request)),
+  );
+
+  // The plain ping in the fast lane (lib/fast-lane.ts): every open client sends one a minute,
+  // and Fastify's routing, hooks and body parsing cost more of the gateway's CPU than the
+  // ping's one Redis round trip. The lane gives the request to the route only while nothing is
+  // written: a refused parameter, a bot, credentials that moved, or a ping the users service
+  // must take (the user comes online, or the realm is not loaded) all leave the store as it
+  // was. Once a fetch's ping is stored, the lane answers whatever comes, as the route would.
+  declaredParams.set(`POST ${app.prefix}`, pingParams);
+  app.lane.add('POST', app.prefix, Object.keys(pingParams), async ({ params, credentials }) => {
+    const { actor, keys, tokens } = credentials;
+    if (actor.is_bot) return DECLINE;
+    let p: ParamValues<typeof pingParams>;
+    try {
+      p = parseParams(params, pingParams).values;
+    } catch {
+      return DECLINE;
+    }
+    const { new_user_input: _unused, status: reported, ping_only, ...fetch } = p;
+    if (ping_only) {
+      const ping = await storeHumanPing(store, actor, reported, { keys, tokens }, { coalesced: true });
+      return ping === 'stored' ? { body: successMembersBody([], null) } : DECLINE;
+    }
+    const [ping, members] = await humanPingThenPresence(presence, actor, reported, { keys, tokens }, fetch);
+    if (ping !== 'stored') return DECLINE;
+    if (members) return { body: successMembersBody(members, null) };
+    return { body: rawSuccessText(await app.deps.bus.requestRaw(users.realmPresence, { actor, ...fetch }), null) };
+  });
 }
