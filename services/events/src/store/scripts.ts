@@ -37,18 +37,11 @@ export const UNPOLLED_BYTES_SHARE = 16;
 const APPEND_FUNCTION = `
 local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
 local function appendEvents(term, maxEvents, maxBytes, events)
-  -- Every field read in one call, and the writes in one HSET at the end: each redis.call is a
-  -- good part of the cost, and this runs once per recipient queue of every event (state() is
-  -- inline here, on these values).
-  local f = redis.call('HMGET', meta, 'overflowed', 'term', 'last_seq', 'next_id', 'bytes', 'polled')
-  if f[1] then return -1, 0 end
-  if redis.call('EXISTS', meta, stream) < 2 then
-    redis.call('DEL', meta, stream)
-    return -1, 0
-  end
-  if tonumber(f[2] or '0') > term then return -3, 0 end
-  local lastSeq = tonumber(f[3] or '0')
-  local nextId, bytes = tonumber(f[4] or '0'), tonumber(f[5] or '0')
+  -- Every field read in one call and written in one HSET at the end (see stateWith).
+  local st, f = stateWith('term', 'last_seq', 'next_id', 'bytes', 'polled')
+  if st ~= 'ok' then return -1, 0 end
+  local lastTerm, lastSeq, nextId, bytes, polled = tonumber(f[1] or '0'), tonumber(f[2] or '0'), tonumber(f[3] or '0'), tonumber(f[4] or '0'), f[5]
+  if lastTerm > term then return -3, 0 end
   local newestSeq, appended = lastSeq, 0
   -- alreadyInState's snapshot read once per origin, not per event.
   local snaps = {}
@@ -83,7 +76,7 @@ local function appendEvents(term, maxEvents, maxBytes, events)
   -- A queue never polled yet (a client that registered and left, or has not started polling)
   -- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
   -- the minutes until they expire; polling clients start within seconds of /register.
-  if not f[6] then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
+  if not polled then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
   if appended > 0 and (redis.call('XLEN', stream) > maxEvents or bytes > maxBytes) then
     redis.call('HSET', meta, 'overflowed', '1')
     redis.call('DEL', stream)
