@@ -25,6 +25,20 @@ local function state()
   end
   return 'ok'
 end
+-- state(), and the queue's fields named (false for a missing one) in the order named, in one
+-- HMGET: each redis.call is a good part of a short script's cost, and the scripts that use
+-- this run for every delivery.
+local function stateWith(...)
+  local names = {...}
+  names[#names + 1] = 'overflowed'
+  local f = redis.call('HMGET', meta, unpack(names))
+  if f[#names] then return 'overflowed', f end
+  if redis.call('EXISTS', meta, stream) < 2 then
+    redis.call('DEL', meta, stream)
+    return 'gone', f
+  end
+  return 'ok', f
+end
 -- pg_visible_in_snapshot for a snapshot written as 'xmin:xmax:xip,xip,...'.
 local function visible(txid, snap)
   local xmin, xmax, xip = string.match(snap, '^(%d+):(%d+):(.*)$')
@@ -70,36 +84,46 @@ end
  * {'gone'}, {'overflowed'}, {'pruned', newest pruned id}, {'missing', id} or {'unexpected'}.
  */
 export const POLL = `${QUEUE_PRELUDE}
-for k = 3, #KEYS do
-  if (redis.call('GET', KEYS[k]) or '') ~= ARGV[k + 7] then return {'unexpected'} end
+if #KEYS > 2 then
+  local tokens = redis.call('MGET', unpack(KEYS, 3))
+  for k = 3, #KEYS do
+    if (tokens[k - 2] or '') ~= ARGV[k + 7] then return {'unexpected'} end
+  end
 end
-local st = state()
+local st, f = stateWith('user_id', 'all_public_streams', 'pruned', 'next_id', 'epoch', 'lifespan_ms', 'poll_gen', 'parked_on', 'bytes', 'polled')
 if st ~= 'ok' then return {st} end
-if redis.call('HGET', meta, 'user_id') ~= ARGV[1] then return {'gone'} end
+local userId, allPublic, prunedId, nextId, epoch, lifespan, pollGen, parkedOn, bytes, polled = unpack(f)
+if userId ~= ARGV[1] then return {'gone'} end
 -- A guest (ARGV[9] = '1') may not read every public stream: a queue registered for them
 -- before a demotion is removed at its owner's next poll, whatever it holds.
-if ARGV[9] == '1' and redis.call('HGET', meta, 'all_public_streams') == '1' then
+if ARGV[9] == '1' and allPublic == '1' then
   redis.call('DEL', meta, stream)
   return {'gone'}
 end
 local last, mode = tonumber(ARGV[2]), ARGV[4]
 -- The client has polled: the queue gets its whole byte budget from now on (see APPEND).
-redis.call('HSETNX', meta, 'polled', '1')
-local pruned = tonumber(redis.call('HGET', meta, 'pruned'))
+if not polled then redis.call('HSET', meta, 'polled', '1') end
+-- Hash fields written at the end, in one HSET (every path below ends through done()).
+local writes = {}
+local function done(reply)
+  if #writes > 0 then redis.call('HSET', meta, unpack(writes)) end
+  return reply
+end
+local pruned = tonumber(prunedId)
 if mode ~= 'wake' then
   if last < pruned then return {'pruned', tostring(pruned)} end
   if last > pruned then
-    if last >= tonumber(redis.call('HGET', meta, 'next_id')) then return {'missing', tostring(last)} end
-    if #redis.call('XRANGE', stream, last .. '-1', last .. '-1') == 0 then return {'missing', tostring(last)} end
+    if last >= tonumber(nextId) then return {'missing', tostring(last)} end
+    -- The entries acknowledged now: the newest of them must be event number last itself.
+    local acked = redis.call('XRANGE', stream, '-', last .. '-1')
+    if #acked == 0 or acked[#acked][1] ~= last .. '-1' then return {'missing', tostring(last)} end
     local freed = 0
-    for _, entry in ipairs(redis.call('XRANGE', stream, '-', last .. '-1')) do freed = freed + entryBytes(entry) end
-    redis.call('HINCRBY', meta, 'bytes', -freed)
+    for _, entry in ipairs(acked) do freed = freed + entryBytes(entry) end
     redis.call('XTRIM', stream, 'MINID', (last + 1) .. '-0')
-    redis.call('HSET', meta, 'pruned', last)
+    writes = {'bytes', (tonumber(bytes) or 0) - freed, 'pruned', last}
     pruned = last
   end
 end
-local epoch = redis.call('HGET', meta, 'epoch')
 local out = {'ok', epoch}
 for _, entry in ipairs(redis.call('XRANGE', stream, (math.max(last, pruned) + 1) .. '-0', '+', 'COUNT', tonumber(ARGV[3]))) do
   out[#out + 1] = entry[1]
@@ -107,34 +131,40 @@ for _, entry in ipairs(redis.call('XRANGE', stream, (math.max(last, pruned) + 1)
     if entry[2][j] == 'e' then out[#out + 1] = entry[2][j + 1] end
   end
 end
-local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
+lifespan = tonumber(lifespan)
+local function live(ttl, gt)
+  if gt then
+    redis.call('PEXPIRE', meta, ttl, 'GT')
+    redis.call('PEXPIRE', stream, ttl, 'GT')
+  else
+    redis.call('PEXPIRE', meta, ttl)
+    redis.call('PEXPIRE', stream, ttl)
+  end
+end
 if mode == 'ack' then
   -- A poll that does not park (dont_block) is a connection too (Zulip's last_connection_time);
   -- it also ends the shorter life of a queue never polled yet (CREATE).
-  redis.call('HSET', meta, 'last_connection', ARGV[5])
-  redis.call('PEXPIRE', meta, lifespan, 'GT')
-  redis.call('PEXPIRE', stream, lifespan, 'GT')
+  writes[#writes + 1], writes[#writes + 2] = 'last_connection', ARGV[5]
+  live(lifespan, true)
 end
 if #out > 2 then
   if mode == 'wake' then
-    redis.call('HSET', meta, 'last_connection', ARGV[5])
+    writes[#writes + 1], writes[#writes + 2] = 'last_connection', ARGV[5]
     -- Never shorten the life a poll parked elsewhere has just given the queue.
-    redis.call('PEXPIRE', meta, lifespan, 'GT')
-    redis.call('PEXPIRE', stream, lifespan, 'GT')
-    if redis.call('HGET', meta, 'poll_gen') == ARGV[8] then redis.call('HSET', meta, 'parked_on', '') end
+    live(lifespan, true)
+    if pollGen == ARGV[8] then writes[#writes + 1], writes[#writes + 2] = 'parked_on', '' end
   end
-  return out
+  return done(out)
 end
 if mode == 'park' then
-  redis.call('HSET', meta, 'last_connection', ARGV[5])
-  redis.call('PEXPIRE', meta, lifespan + tonumber(ARGV[6]))
-  redis.call('PEXPIRE', stream, lifespan + tonumber(ARGV[6]))
-  local generation = redis.call('HINCRBY', meta, 'poll_gen', 1)
-  local previous = redis.call('HGET', meta, 'parked_on') or ''
-  redis.call('HSET', meta, 'parked_on', ARGV[7])
-  return {'parked', epoch, tostring(generation), previous}
+  live(lifespan + tonumber(ARGV[6]), false)
+  local generation = (tonumber(pollGen) or 0) + 1
+  writes[#writes + 1], writes[#writes + 2] = 'last_connection', ARGV[5]
+  writes[#writes + 1], writes[#writes + 2] = 'poll_gen', generation
+  writes[#writes + 1], writes[#writes + 2] = 'parked_on', ARGV[7]
+  return done({'parked', epoch, tostring(generation), parkedOn or ''})
 end
-return out
+return done(out)
 `;
 
 /**
@@ -143,21 +173,25 @@ return out
  * parker is cleared if it is still generation ARGV[2]. Returns -1 for a dead queue.
  */
 export const RELEASE = `${QUEUE_PRELUDE}
-if state() ~= 'ok' then return -1 end
-local lifespan = tonumber(redis.call('HGET', meta, 'lifespan_ms'))
-redis.call('HSET', meta, 'last_connection', ARGV[1])
+local st, f = stateWith('lifespan_ms', 'poll_gen')
+if st ~= 'ok' then return -1 end
+local lifespan, pollGen = tonumber(f[1]), f[2]
 redis.call('PEXPIRE', meta, lifespan, 'GT')
 redis.call('PEXPIRE', stream, lifespan, 'GT')
-if redis.call('HGET', meta, 'poll_gen') == ARGV[2] then redis.call('HSET', meta, 'parked_on', '') end
+if pollGen == ARGV[2] then
+  redis.call('HSET', meta, 'last_connection', ARGV[1], 'parked_on', '')
+else
+  redis.call('HSET', meta, 'last_connection', ARGV[1])
+end
 return 0
 `;
 
 /** Appends a heartbeat (it uses up an event id, as in Zulip). Returns its id, or -1 for a dead queue. */
 export const HEARTBEAT = `${QUEUE_PRELUDE}
-if state() ~= 'ok' then return -1 end
-local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
+local st, f = stateWith('next_id', 'bytes')
+if st ~= 'ok' then return -1 end
+local id = tonumber(f[1] or '0')
 redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'o', '', 't', '')
-redis.call('HINCRBY', meta, 'bytes', #'{"type":"heartbeat"}')
+redis.call('HSET', meta, 'next_id', id + 1, 'bytes', tonumber(f[2] or '0') + #'{"type":"heartbeat"}')
 return id
 `;
-

@@ -37,35 +37,53 @@ export const UNPOLLED_BYTES_SHARE = 16;
 const APPEND_FUNCTION = `
 local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
 local function appendEvents(term, maxEvents, maxBytes, events)
-  if state() ~= 'ok' then return -1, 0 end
-  if tonumber(redis.call('HGET', meta, 'term') or '0') > term then return -3, 0 end
-  redis.call('HSET', meta, 'term', term)
-  local lastSeq = tonumber(redis.call('HGET', meta, 'last_seq') or '0')
+  -- Every field read in one call and written in one HSET at the end (see stateWith).
+  local st, f = stateWith('term', 'last_seq', 'next_id', 'bytes', 'polled')
+  if st ~= 'ok' then return -1, 0 end
+  local lastTerm, lastSeq, nextId, bytes, polled = tonumber(f[1] or '0'), tonumber(f[2] or '0'), tonumber(f[3] or '0'), tonumber(f[4] or '0'), f[5]
+  if lastTerm > term then return -3, 0 end
   local newestSeq, appended = lastSeq, 0
+  -- alreadyInState's snapshot read once per origin, not per event.
+  local snaps = {}
+  local function inState(origin, txid)
+    if origin == '' or txid == '' then return false end
+    local snap = snaps[origin]
+    if snap == nil then
+      snap = redis.call('HGET', meta, 'snap:' .. origin) or false
+      snaps[origin] = snap
+    end
+    return snap and visible(tonumber(txid), snap)
+  end
   for _, e in ipairs(events) do
     local seq = e[1]
     if seq > lastSeq then
       if seq > newestSeq then newestSeq = seq end
-      if not alreadyInState(e[2], e[3]) then
-        local id = redis.call('HINCRBY', meta, 'next_id', 1) - 1
-        redis.call('XADD', stream, id .. '-1', 'e', e[4], 'o', e[2], 't', e[3])
-        redis.call('HINCRBY', meta, 'bytes', #e[4])
+      if not inState(e[2], e[3]) then
+        redis.call('XADD', stream, nextId .. '-1', 'e', e[4], 'o', e[2], 't', e[3])
+        nextId = nextId + 1
+        bytes = bytes + #e[4]
         appended = appended + 1
       end
     end
   end
-  if newestSeq > lastSeq then redis.call('HSET', meta, 'last_seq', newestSeq) end
+  local writes = {'term', term}
+  if newestSeq > lastSeq then writes[#writes + 1], writes[#writes + 2] = 'last_seq', newestSeq end
+  if appended > 0 then
+    writes[#writes + 1], writes[#writes + 2] = 'next_id', nextId
+    writes[#writes + 1], writes[#writes + 2] = 'bytes', bytes
+  end
+  redis.call('HSET', meta, unpack(writes))
   -- A queue never polled yet (a client that registered and left, or has not started polling)
   -- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
   -- the minutes until they expire; polling clients start within seconds of /register.
-  if redis.call('HEXISTS', meta, 'polled') == 0 then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
-  if appended > 0 and (redis.call('XLEN', stream) > maxEvents or tonumber(redis.call('HGET', meta, 'bytes')) > maxBytes) then
+  if not polled then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
+  if appended > 0 and (redis.call('XLEN', stream) > maxEvents or bytes > maxBytes) then
     redis.call('HSET', meta, 'overflowed', '1')
     redis.call('DEL', stream)
     return -2, 0
   end
   if appended == 0 then return 0, 0 end
-  return appended, tonumber(redis.call('HGET', meta, 'next_id')) - 1
+  return appended, nextId - 1
 end
 `;
 

@@ -35,7 +35,7 @@ import { SendContextCache, StaleSendContext } from './send-context.js';
 /** A send that passed every check and only lacks its id. */
 export interface PreparedSend {
   message: Omit<NewMessage, 'id'>;
-  /** Every user who gets the message (sender first) with their flag bits. */
+  /** Every user who gets the message (sender first) with their flag bits; a user listed twice gets the first entry. */
   recipients: Array<{ id: number; flags: number }>;
   /** The message event's `message` without `id`, built by the check. */
   event: Omit<MessageEventMessage, 'id'>;
@@ -49,6 +49,9 @@ export interface PreparedSend {
   /** The realm's read-model version the checks read (written only if still current); none: not checked. */
   readModelVersion?: number;
 }
+
+/** What the writer uses of the service's dependencies. */
+export type WriterDeps = Pick<MessagesDeps, 'pool' | 'settings' | 'outbox'>;
 
 interface Pending {
   send: PreparedSend;
@@ -104,7 +107,7 @@ function attachmentsPayload(realmId: number, s: PreparedSend, id: number) {
 }
 
 /** A batch without idempotency keys: one statement (see the file comment). */
-async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
+async function writeSimpleBatch(deps: WriterDeps, realmId: number, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
   const userIds: number[] = [];
   const ords: number[] = [];
   const flags: number[] = [];
@@ -143,7 +146,7 @@ async function writeSimpleBatch(deps: MessagesDeps, realmId: number, version: nu
  * Writes one batch; returns each send's message id (an earlier one for a repeated idempotency
  * key), or, when `version` is set and the realm's read models have moved past it, writes nothing.
  */
-async function writeBatch(deps: MessagesDeps, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
+async function writeBatch(deps: WriterDeps, version: number | null, sends: readonly PreparedSend[]): Promise<BatchOutcome> {
   const realmId = sends[0]?.message.realm_id as number;
   // The one-statement write patches only the message's own id into its event; a widget's
   // submessage carries it too, so a batch with one takes the path that knows ids first.
@@ -205,6 +208,21 @@ async function writeBatch(deps: MessagesDeps, version: number | null, sends: rea
   });
 }
 
+/**
+ * The send with each recipient once (the first entry wins). The store inserts the per-user rows
+ * without ON CONFLICT (a new message's rows cannot otherwise conflict), so a repeated user
+ * would fail the whole batch (the check builds its list from a Set: this only guards it).
+ */
+function withDistinctRecipients(send: PreparedSend): PreparedSend {
+  const seen = new Set<number>();
+  const recipients = send.recipients.filter((r) => {
+    if (seen.has(r.id)) return false;
+    seen.add(r.id);
+    return true;
+  });
+  return recipients.length === send.recipients.length ? send : { ...send, recipients };
+}
+
 /** One writer per realm per replica; see the file comment. */
 export class SendWriter {
   private readonly queues = new Map<number, Pending[]>();
@@ -212,12 +230,13 @@ export class SendWriter {
   /** The send checks' view of the read models, validated by every write. */
   readonly contexts: SendContextCache;
 
-  constructor(private readonly deps: MessagesDeps) {
+  constructor(private readonly deps: WriterDeps) {
     this.contexts = new SendContextCache(deps.pool);
   }
 
   /** Resolves with the message id once the message is committed. */
-  submit(send: PreparedSend): Promise<number> {
+  submit(prepared: PreparedSend): Promise<number> {
+    const send = withDistinctRecipients(prepared);
     return new Promise<number>((resolve, reject) => {
       const realmId = send.message.realm_id;
       const queue = this.queues.get(realmId) ?? [];

@@ -70,7 +70,8 @@ export const messageStore = {
    * A batch of messages, every recipient's row and their outbox events in one statement
    * (data-modifying CTEs: one round trip however many messages and recipients). The outbox
    * rows have the columns `addToOutbox` writes; batching them here is what keeps a send
-   * transaction short under the realm lock.
+   * transaction short under the realm lock. Each message is new and lists each recipient
+   * once (`SendWriter.submit`), so its rows are inserted without ON CONFLICT (see insertSends).
    */
   async insertBatch(
     q: Queryable,
@@ -86,7 +87,7 @@ export const messageStore = {
            $9::int[], $10::timestamptz[], $11::text[], $12::boolean[], $13::boolean[], $14::boolean[], $15::boolean[])),
        um AS (
          INSERT INTO messages.user_message (user_id, message_id, flags)
-         SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::int[]) ON CONFLICT DO NOTHING)
+         SELECT * FROM unnest($16::bigint[], $17::bigint[], $18::int[]))
        INSERT INTO messages.outbox (subject, payload, trace_carrier)
        SELECT s, p::jsonb, c::jsonb FROM unnest($19::text[], $20::text[], $21::text[]) WITH ORDINALITY AS x(s, p, c, ord) ORDER BY ord`,
       [
@@ -114,6 +115,10 @@ export const messageStore = {
    *   positions in id order, so the batch's messages get increasing ids in batch order.
    * - Outbox payloads are JSON text written without the id; `idPath` names where the message's
    *   id goes (jsonb_set), so the events are built before the ids exist.
+   * - Per-user rows: plain inserts. The messages are new and each lists a recipient once
+   *   (`SendWriter.submit`), so no row can conflict; ON CONFLICT DO NOTHING made every row a
+   *   speculative insertion (a unique-index probe before the insert and a confirmation record
+   *   after it), which cost PostgreSQL about twice the time of a plain insert for 10,000 rows.
    * - Freshness: when `expectedVersion` is not null and the realm's read-model version differs
    *   (the checks read data that has changed since), nothing is written and `ids` is empty.
    *   The version is read in the statement's snapshot, before the lock is taken.
@@ -155,8 +160,7 @@ export const messageStore = {
          JOIN ids ON ids.ord = c.ord),
        um AS (
          INSERT INTO messages.user_message (user_id, message_id, flags)
-         SELECT u.user_id, ids.id, u.flags FROM unnest($19::bigint[], $20::int[], $21::int[]) AS u(user_id, ord, flags) JOIN ids ON ids.ord = u.ord
-         ON CONFLICT DO NOTHING),
+         SELECT u.user_id, ids.id, u.flags FROM unnest($19::bigint[], $20::int[], $21::int[]) AS u(user_id, ord, flags) JOIN ids ON ids.ord = u.ord),
        ob AS (
          INSERT INTO messages.outbox (subject, payload, trace_carrier)
          SELECT o.subject, jsonb_set(p.payload, o.path::text[], to_jsonb(ids.id)), o.carrier::jsonb
