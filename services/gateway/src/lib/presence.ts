@@ -140,8 +140,7 @@ export async function pingThenPresence(
 ): Promise<[SteadyPing, SuccessMembers | undefined]> {
   if (!actor.is_bot) return humanPingThenPresence(p, actor, status, check, fetch, nowMs);
   const [ping, view] = await Promise.all([storeSteadyPing(p.store, actor, status, check, { nowMs }), p.reader.read(actor.realm_id)]);
-  if (ping !== 'stored' || !view) return [ping, undefined];
-  return [ping, await answerFromView(p, actor, view, fetch, nowMs)];
+  return answerAfterPing(p, actor, ping, view, fetch, nowMs);
 }
 
 /** `pingThenPresence` for a user who is not a bot (as `storeHumanPing`: a ping not `stored` has written nothing). */
@@ -157,6 +156,18 @@ export async function humanPingThenPresence(
   const [ping, view] = both
     ? [steadyOutcome(both.ping), both.view]
     : await Promise.all([storeHumanPing(p.store, actor, status, expect, { nowMs }), p.reader.read(actor.realm_id)]);
+  return answerAfterPing(p, actor, ping, view, fetch, nowMs);
+}
+
+/** The fetch's answer once its ping is stored and this replica holds the realm's view; else none. */
+async function answerAfterPing(
+  p: GatewayPresence,
+  actor: Actor,
+  ping: SteadyPing,
+  view: RealmView | undefined,
+  fetch: PresenceFetch,
+  nowMs: number,
+): Promise<[SteadyPing, SuccessMembers | undefined]> {
   if (ping !== 'stored' || !view) return [ping, undefined];
   return [ping, await answerFromView(p, actor, view, fetch, nowMs)];
 }
