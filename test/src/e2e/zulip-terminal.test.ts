@@ -254,17 +254,19 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     const logs = clientLogs();
     t.equal(logs['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
     t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
-    // What the terminal shows now was printed after urwid gave the screen back, that is while
-    // the client was shutting down. A crash of the client itself says "has crashed" (and wrote
-    // the log above). CPython reports an exception of a daemon thread cut off by the
-    // interpreter's exit as "Exception in thread ..." or "Exception ignored in ...": a race
-    // inside the client at exit (a Zulip server answers the parked poll of a deleted queue at
-    // once too), kept in the test's output but not held against the server. Any other
-    // traceback fails.
+    // What the terminal shows now was printed outside urwid's screen: before its main loop took
+    // the screen, or after it gave it back. A crash of the client itself says "has crashed" (and
+    // wrote the log above). CPython reports an exception of one of the client's background
+    // threads as "Exception in thread ..." (or "Exception ignored in ..." at the interpreter's
+    // exit). The one seen so far is the client's start-up race: its presence thread, answered
+    // before the main loop exists, redraws the Users panel and trips `assert hasattr(self,
+    // "_update_pipe")` in Controller.update_screen, whatever the answer held (a fast answer
+    // only makes the window likelier). Such a report is kept in the test's output but not held
+    // against the server; any other traceback fails.
     const after = await screen(true);
-    const shutdownRace = /Exception in thread|Exception ignored in/.test(after);
+    const threadRace = /Exception in thread|Exception ignored in/.test(after);
     t.notMatch(after, /has crashed/, 'no crash report');
-    if (shutdownRace) t.comment(`a thread of the client raised while it shut down (its race at exit):\n${after.slice(after.search(/Exception (in thread|ignored in)/))}`);
+    if (threadRace) t.comment(`a background thread of the client raised outside its screen (its start-up or exit race):\n${after.slice(after.search(/Exception (in thread|ignored in)/))}`);
     else t.notMatch(after, /Traceback/, 'no traceback printed at exit', { screen: after });
   };
 
