@@ -124,3 +124,34 @@ t.test('checks reject successes that are wrong, and a timeout cuts off the drain
   t.equal(hung.completed, 0);
   t.equal(stepVerdict(hung, 50), 'errors');
 });
+
+t.test('checkEvery: one success in N is checked; every body, large or not, is read to its end on one connection', async (t) => {
+  // 200 KB, past undici's dump() limit (128 KiB), which closed the connection of an unread body.
+  const big = `{"result":"success","pad":"${'x'.repeat(200_000)}"}`;
+  const sockets = new Set<unknown>();
+  const url = await server(t, (req, res) => {
+    sockets.add(req.socket);
+    res.end(req.url === '/bad' ? '{"result":"success","id":null}' : big);
+  });
+  const targets = new Targets([url], 1);
+  t.teardown(() => targets.close());
+  const looked: number[] = [];
+  const s = await runStep(
+    targets,
+    {
+      name: 'sampled',
+      request: (i) => ({ method: 'GET', path: i === 3 ? '/bad' : `/ok${i}` }),
+      check: (_s, body) => {
+        looked.push(body.length);
+        return body.includes('"pad"') ? undefined : 'no pad';
+      },
+      checkEvery: 3,
+    },
+    { rate: 50, durationSeconds: 0.2 },
+  );
+  t.equal(s.completed, 10);
+  t.same(looked.length, 4, 'requests 0, 3, 6 and 9 were checked');
+  t.same(s.checkFailures, { 'no pad': 1 }, 'a checked answer that is wrong counts');
+  t.ok(looked.filter((n) => n === big.length).length === 3, 'checked bodies are whole');
+  t.equal(sockets.size, 1, 'unchecked large bodies did not cost their connection');
+});

@@ -28,6 +28,13 @@ export interface LoadTarget {
   request(i: number): RequestSpec;
   /** Optional: inspects successful responses (their body is then read as text). */
   check?: ResponseCheck;
+  /**
+   * Checks one successful response in this many (request numbers 0, N, 2N, ...; default 1, every
+   * one). Reading a large answer as text and scanning it holds the generator's event loop, which
+   * delays the requests due meanwhile and so shows in their latency: with every 66 KB presence
+   * answer checked, a bare server's p99 was 8 ms against 3.3 ms unchecked.
+   */
+  checkEvery?: number;
 }
 
 export interface StepResult {
@@ -141,15 +148,19 @@ export async function runStep(targets: Targets, target: LoadTarget, o: StepOptio
       .then(async (res) => {
         const status = res.statusCode;
         const ok = status >= 200 && status < 300;
-        // Bodies are read only when we look at them; a success is otherwise just drained.
-        const body = !ok || target.check ? await res.body.text() : (await res.body.dump(), '');
+        // Every body is read to its last byte, which ends the latency; it is kept and decoded
+        // only when looked at (undici's dump() gives up on a body past 128 KiB and closes the connection).
+        const look = !ok || (target.check !== undefined && i % (target.checkEvery ?? 1) === 0);
+        const chunks: Buffer[] = [];
+        for await (const chunk of res.body) if (look) chunks.push(chunk as Buffer);
         latency.record(performance.now() - dueAt);
+        const body = look ? Buffer.concat(chunks).toString('utf8') : '';
         completed++;
         bump(statuses, String(status));
         if (!ok) {
           errors++;
           bump(codes, zulipCode(body));
-        } else if (target.check) {
+        } else if (target.check && look) {
           const failure = target.check(status, body);
           if (failure !== undefined) {
             errors++;

@@ -141,6 +141,7 @@ async function runScenario(s: Scenario, started: StartedBenchSystem, targets: Ta
       runStep: (target, o) => runStep(targets, target, { ...cpu, ...o }),
       ...(started.cpuSeconds ? { cpuSeconds: started.cpuSeconds } : {}),
       ...(started.cpuSecondsByService ? { cpuSecondsByService: started.cpuSecondsByService } : {}),
+      ...(started.gatewayMetrics ? { gatewayMetrics: started.gatewayMetrics } : {}),
     });
     return outcome({ result });
   } catch (err) {

@@ -81,6 +81,8 @@ export interface BenchContext<S = unknown> {
   cpuSeconds?: () => number | undefined;
   /** The same per service (replicas summed), where readable (processes layout). */
   cpuSecondsByService?: () => Record<string, number>;
+  /** The first gateway's Prometheus metrics as text, where readable (processes layout). */
+  gatewayMetrics?: () => Promise<string>;
 }
 
 /** The outcome of rampUp: every step run, the highest rate held and why stepping stopped. */

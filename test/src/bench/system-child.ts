@@ -75,6 +75,8 @@ interface Hello {
   pids: number[];
   /** Each service replica's process (processes layout). */
   services?: Array<{ service: string; pid: number }>;
+  /** Each gateway replica's admin server (/metrics), processes layout. */
+  gatewayAdminUrls?: string[];
 }
 
 async function startProcesses(): Promise<Hello> {
@@ -100,13 +102,19 @@ async function startProcesses(): Promise<Hello> {
   });
   const config = env.config;
   const gatewayUrls: string[] = [];
+  const gatewayAdminUrls: string[] = [];
   // The uploads service's local-disk storage, shared by its replicas and removed at the end.
   const uploadsDir = mkdtempSync(path.join(os.tmpdir(), 'zc-bench-uploads-'));
   teardowns.push(async () => rmSync(uploadsDir, { recursive: true, force: true }));
   for (const service of ORDER) {
     for (let i = 0; i < (replicas[service] ?? 1); i++) {
       const port = service === 'gateway' ? await freePort() : 0;
-      if (service === 'gateway') gatewayUrls.push(`http://127.0.0.1:${port}`);
+      // A gateway's admin port is known, so that a scenario can read its metrics.
+      const adminPort = service === 'gateway' ? await freePort() : 0;
+      if (service === 'gateway') {
+        gatewayUrls.push(`http://127.0.0.1:${port}`);
+        gatewayAdminUrls.push(`http://127.0.0.1:${adminPort}`);
+      }
       const entry = fileURLToPath(new URL(`../../../services/${service}/dist/main.js`, import.meta.url));
       // ZC_BENCH_SERVICE_NODE_ARGS: node flags for every service process, e.g. `--cpu-prof
       // --cpu-prof-dir=/tmp/prof` for one profile per service (written when it stops).
@@ -124,7 +132,7 @@ async function startProcesses(): Promise<Hello> {
           ZC_SUBJECT_PREFIX: config.subjectPrefix,
           ZC_REDIS_PREFIX: config.redisPrefix,
           ZC_SECRET_KEY: config.secretKey,
-          ZC_ADMIN_PORT: '0',
+          ZC_ADMIN_PORT: String(adminPort),
           ZC_GATEWAY_PORT: String(port),
           ZC_GATEWAY_HOST: '127.0.0.1',
           ZC_RATE_LIMIT_PER_MINUTE: '0',
@@ -163,7 +171,7 @@ async function startProcesses(): Promise<Hello> {
     await iago.delete('/events', { queue_id: q.body.queue_id as string });
     return true;
   });
-  return { baseUrl: gatewayUrls[0] as string, gatewayUrls, people, env, pids: children.map((c) => c.pid as number), services };
+  return { baseUrl: gatewayUrls[0] as string, gatewayUrls, gatewayAdminUrls, people, env, pids: children.map((c) => c.pid as number), services };
 }
 
 async function startInProcess(): Promise<Hello> {
@@ -185,6 +193,7 @@ try {
       layout,
       pids: hello.pids,
       services: hello.services ?? [],
+      gatewayAdminUrls: hello.gatewayAdminUrls ?? [],
       people: { iago: strip(iago), desdemona: strip(desdemona), hamlet: strip(hamlet), othello: strip(othello), polonius: strip(polonius), bot: strip(bot) },
       infra: {
         databaseUrl: hello.env.databaseUrl,

@@ -21,6 +21,8 @@ export interface StartedBenchSystem {
   cpuSeconds?: () => number | undefined;
   /** CPU seconds used so far by each service (replicas summed; processes layout only). */
   cpuSecondsByService?: () => Record<string, number>;
+  /** The first gateway's Prometheus metrics as text (processes layout only). */
+  gatewayMetrics?: () => Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,15 @@ function makeSystem(p: Omit<BenchSystem, 'client' | 'createUser'>): BenchSystem 
   };
 }
 
+/** Reads an admin server's /metrics. */
+function metricsReader(adminUrl: string): () => Promise<string> {
+  return async () => {
+    const res = await fetch(`${adminUrl}/metrics`);
+    if (!res.ok) throw new Error(`${adminUrl}/metrics answered ${res.status}`);
+    return res.text();
+  };
+}
+
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 /** An already running gateway (ZC_BENCH_BASE_URL, ZC_BENCH_EMAIL, ZC_BENCH_API_KEY). */
@@ -80,6 +91,7 @@ interface ChildHello {
   layout: 'processes' | 'inprocess';
   pids: number[];
   services: Array<{ service: string; pid: number }>;
+  gatewayAdminUrls?: string[];
   baseUrl: string;
   gatewayUrls: string[];
   people: Required<BenchPeople>;
@@ -131,6 +143,7 @@ export async function childSystem(replicas: Record<string, number>): Promise<Sta
       for (const { service, pid } of hello.services ?? []) out[service] = (out[service] ?? 0) + (processCpuSeconds(pid) ?? 0);
       return out;
     },
+    ...(hello.gatewayAdminUrls?.[0] ? { gatewayMetrics: metricsReader(hello.gatewayAdminUrls[0]) } : {}),
     async stop() {
       child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
