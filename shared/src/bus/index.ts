@@ -395,6 +395,8 @@ export class Bus {
   private readonly ensured = new Set<string>();
   /** False from a disconnect until the client has reconnected (isClosed() stays false meanwhile). */
   private linked = true;
+  /** Disconnects so far: what was broadcast meanwhile may not have arrived (PollHub's queue tails). */
+  private linkLosses = 0;
   /** This process among its service's replicas: in its beats and its direct subjects. */
   readonly replicaId: string;
   private readonly liveness = new Liveness();
@@ -450,7 +452,10 @@ export class Bus {
   private async followStatus(): Promise<void> {
     for await (const s of this.nc.status()) {
       if (s.type === 'disconnect' || s.type === 'reconnecting' || s.type === 'staleConnection') {
-        if (this.linked) this.log.warn({ status: s.type }, 'NATS connection lost; reconnecting');
+        if (this.linked) {
+          this.log.warn({ status: s.type }, 'NATS connection lost; reconnecting');
+          this.linkLosses++;
+        }
         this.linked = false;
       } else if (s.type === 'reconnect') {
         this.linked = true;
@@ -1130,6 +1135,11 @@ export class Bus {
   /** Connected right now: not closed and not between a disconnect and the reconnect (/readyz). */
   get isOnline(): boolean {
     return this.linked && !this.nc.isClosed();
+  }
+
+  /** How many times the connection was lost; unchanged and online means nothing heard may have been missed since. */
+  get losses(): number {
+    return this.linkLosses;
   }
 
   /** Stops serving and consuming, lets in-flight work finish, then closes the connection. */

@@ -8,7 +8,8 @@
  * queue parks anywhere (broadcast with the poll's generation, so the older one ends with
  * `events: []`), when its client leaves (the park is released in Redis), or when this
  * gateway stops (also `events: []`: nothing is lost, since only the client's next
- * last_event_id acknowledges).
+ * last_event_id acknowledges). While a client keeps polling, its polls are answered or parked
+ * here from what the wakes brought, without Redis, between reads of its queue (queue-tails.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Bus } from '../bus/index.js';
@@ -17,6 +18,8 @@ import { AppError, badRequest } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import { traceClockMs } from '../telemetry/index.js';
 import type { PollOptions, PollResult, PollStore } from './poll-store.js';
+import { QueueTails, TAIL_IDLE_MS } from './queue-tails.js';
+import { withId } from './with-id.js';
 
 export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEUE_ID', `Bad event queue ID: ${queueId}`, 400, { queue_id: queueId });
 
@@ -27,18 +30,16 @@ export const badEventQueueId = (queueId: string) => new AppError('BAD_EVENT_QUEU
 const RELEASE_HOLD_MS = 1000;
 /** A parked poll keeps its queue alive this much longer than its lifespan (covers the longest park). */
 const PARK_TTL_SLACK_MS = 90_000;
+/** What a queue's tail keeps of the newest events (queue-tails.ts); a client further behind reads Redis. */
+const TAIL_MAX_EVENTS = 100;
+const TAIL_MAX_BYTES = 64 * 1024;
+/** How long a poll parked here without Redis (queue-tails.ts) waits before it parks in Redis. */
+const LOCAL_PARK_MS = 1000;
 /** One reply stays small enough for a client to take in at once. */
 const MAX_EVENTS_PER_REPLY = 1000;
 const MAX_REPLY_BYTES = 512 * 1024;
 
-/**
- * An event's JSON text (an object, as the appender stored it) with the queue's event id put
- * first, without parsing it: `{"id":7,"type":"message",…}`. The client's parser sees the
- * same object `{id, ...event}` built, at a fraction of the cost.
- */
-export function withId(id: number, json: string): string {
-  return json.length > 2 ? `{"id":${id},${json.slice(1)}` : `{"id":${id}}`;
-}
+export { withId };
 
 /**
  * A GET /events answer with its events as JSON text (an array, each event with its `id`),
@@ -107,13 +108,20 @@ interface Parked {
 export class PollHub {
   private readonly parked = new Map<string, Parked>();
   /** Releases held for the queue's next poll (answerFromWake): queue id → the release to send. */
-  private readonly heldReleases = new Map<string, { send: () => void; timer: NodeJS.Timeout }>();
+  private readonly heldReleases = new Map<string, { send: () => void; timer: NodeJS.Timeout; generation: number }>();
+  /** What is known here of the queues polled here lately (queue-tails.ts). */
+  private readonly tails: QueueTails;
+  private tailSweep?: NodeJS.Timeout;
+  /** The bus's losses when the tails were last cleared for them. */
+  private busLosses = 0;
   /** Recorded in a queue while a poll of this hub is parked on it, so a newer poll elsewhere ends ours. */
   readonly id = randomUUID();
   private stopListening?: () => void;
   private stopping = false;
 
-  constructor(private readonly o: PollHubOptions) {}
+  constructor(private readonly o: PollHubOptions) {
+    this.tails = new QueueTails({ maxEvents: TAIL_MAX_EVENTS, maxBytes: TAIL_MAX_BYTES }, (epoch) => o.store.isKnownCurrentEpoch(epoch));
+  }
 
   /** Number of polls parked here (metrics, tests). */
   get parkedCount(): number {
@@ -128,6 +136,7 @@ export class PollHub {
           const p = this.parked.get(id);
           if (p && heardAt !== undefined) p.woken = { sentAt: b.sent_at as number, heardAt };
           if (p && !(b.appended && this.answerFromWake(p, b.appended))) this.check(p);
+          this.tails.woken(id, b.appended);
         }
       }
       if (b.supplant) {
@@ -135,6 +144,13 @@ export class PollHub {
         if (p && p.generation > 0 && p.generation < b.supplant.generation) this.finish(p, noEvents(p.queueId));
       }
     });
+    this.tailSweep = setInterval(() => this.tails.sweep(performance.now() - TAIL_IDLE_MS), TAIL_IDLE_MS);
+    this.tailSweep.unref();
+  }
+
+  /** Forgets what is known here of a queue (its client deleted it through this gateway). */
+  forget(queueId: string): void {
+    this.tails.forget(queueId);
   }
 
   /** Ends every parked poll with no events and releases its park; new polls answer at once from now on. */
@@ -142,6 +158,8 @@ export class PollHub {
     this.stopping = true;
     for (const p of [...this.parked.values()]) this.leave(p);
     for (const queueId of [...this.heldReleases.keys()]) this.takeHeldRelease(queueId)?.();
+    clearInterval(this.tailSweep);
+    this.tails.clear();
     this.stopListening?.();
   }
 
@@ -158,7 +176,25 @@ export class PollHub {
       const events = this.eventsOf(r.queueId, res);
       return events.length > 0 || r.dontBlock ? { events_json: eventsJson(events) } : noEvents(r.queueId);
     }
-    return this.park(r, whenGone);
+    const now = performance.now();
+    // Wakes may have been missed while the bus was away: what was kept of them is not relied on.
+    if (!this.o.bus.isOnline || this.o.bus.losses !== this.busLosses) {
+      this.tails.clear();
+      this.busLosses = this.o.bus.losses;
+    }
+    const { trusted, blind } = this.tails.arrive(r, now);
+    if (trusted) {
+      const waiting = this.tails.waiting(r);
+      if (waiting.length > 0) {
+        // As a poll that parks here would: an older one parked here ends.
+        const older = this.parked.get(r.queueId);
+        if (older) this.finish(older, noEvents(older.queueId));
+        return { events_json: eventsJson(waiting) };
+      }
+      const here = this.tails.parkable(r, now);
+      if (here) return this.park(r, whenGone, { blind, here });
+    }
+    return this.park(r, whenGone, { blind });
   }
 
   private poll(queueId: string, userId: number, lastEventId: number, o: Omit<PollOptions, 'max'>): Promise<PollResult> {
@@ -198,7 +234,7 @@ export class PollHub {
    * before Redis is asked, so a wake that comes meanwhile is not missed: its re-read reaches
    * Redis after the park, in the same pipeline order.
    */
-  private park(r: PollRequest, whenGone?: (leave: () => void) => void): Promise<PollAnswer> {
+  private park(r: PollRequest, whenGone: ((leave: () => void) => void) | undefined, o: { blind: number; here?: { generation: number; epoch: string } }): Promise<PollAnswer> {
     return new Promise<PollAnswer>((resolve, reject) => {
       const p: Parked = {
         queueId: r.queueId,
@@ -216,41 +252,67 @@ export class PollHub {
       if (older) this.finish(older, noEvents(older.queueId));
       this.parked.set(p.queueId, p);
       whenGone?.(() => this.leave(p));
-      let heldRelease = this.takeHeldRelease(p.queueId);
-      void (async () => {
-        const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
-          mode: 'park',
-          nowMs: Date.now(),
-          parkTtlExtraMs: PARK_TTL_SLACK_MS,
-          parker: this.id,
-          guest: p.guest,
-          ...(r.expect ? { expect: r.expect } : {}),
-        });
-        // A poll that parks does all the held release would have (a later idle clock, the
-        // parker replaced, a longer life); any other outcome leaves it to be sent.
-        if (res.status !== 'parked') heldRelease?.();
-        heldRelease = undefined;
-        if (res.status === UNEXPECTED) return this.finish(p, UNEXPECTED);
-        await this.assertCurrentEpoch(p.queueId, res);
-        if (res.status !== 'parked') {
-          // Events were waiting: an immediate answer, without queue_id (Zulip's shape).
-          const events = this.eventsOf(p.queueId, res);
-          this.finish(p, { events_json: eventsJson(events) });
-          return;
-        }
-        p.generation = res.generation;
-        p.epoch = res.epoch;
-        // Ended while Redis parked it (supplanted here, client gone, stopping): undo the park.
-        if (p.done) return this.release(p);
-        // A poll parked on another gateway is ended there; ours were ended above.
-        if (res.previousParker !== '' && res.previousParker !== this.id) {
-          this.o.bus.broadcast(eventsBroadcast, { supplant: { queue_id: p.queueId, generation: res.generation } });
-        }
-        p.timer = setTimeout(() => void this.heartbeat(p), this.o.heartbeatMs());
-      })().catch((e) => {
-        heldRelease?.();
-        this.fail(p, e);
+      if (o.here) {
+        // Parked here only (queue-tails.ts), under the generation of the last park in Redis, which
+        // a newer poll elsewhere supplants as it would that park; a held release stays held. Still
+        // waiting after LOCAL_PARK_MS, it parks in Redis as any poll: that gives the queue its life
+        // and idle clock, and finds events whose wake never came (an events replica that died
+        // between appending and waking).
+        p.generation = o.here.generation;
+        p.epoch = o.here.epoch;
+        p.timer = setTimeout(() => this.parkInRedis(p, r, o.blind, true), LOCAL_PARK_MS);
+        return;
+      }
+      this.parkInRedis(p, r, o.blind, false);
+    });
+  }
+
+  /** Parks `p` in Redis (or answers it with the events that wait); `wasParked`: it waited here first. */
+  private parkInRedis(p: Parked, r: PollRequest, blind: number, wasParked: boolean): void {
+    let heldRelease = this.takeHeldRelease(p.queueId);
+    void (async () => {
+      const res = await this.poll(p.queueId, p.userId, p.lastEventId, {
+        mode: 'park',
+        nowMs: Date.now(),
+        parkTtlExtraMs: PARK_TTL_SLACK_MS,
+        parker: this.id,
+        guest: p.guest,
+        ...(r.expect ? { expect: r.expect } : {}),
       });
+      // A poll that parks does all the held release would have (a later idle clock, the
+      // parker replaced, a longer life); any other outcome leaves it to be sent.
+      if (res.status !== 'parked') heldRelease?.();
+      heldRelease = undefined;
+      if (res.status === UNEXPECTED) {
+        this.tails.forget(p.queueId);
+        return this.finish(p, UNEXPECTED);
+      }
+      await this.assertCurrentEpoch(p.queueId, res);
+      if (res.status === 'parked') this.tails.read(r, blind, { kind: 'parked', epoch: res.epoch, generation: res.generation }, performance.now());
+      if (res.status === 'ok') {
+        const newestId = res.events.length > 0 ? (res.events[res.events.length - 1] as { id: number }).id : r.lastEventId;
+        this.tails.read(r, blind, { kind: 'events', epoch: res.epoch, newestId, complete: res.events.length < MAX_EVENTS_PER_REPLY }, performance.now());
+      }
+      if (res.status !== 'parked') {
+        // Events were waiting: an immediate answer, without queue_id (Zulip's shape), unless
+        // the poll had waited here.
+        const events = this.eventsOf(p.queueId, res);
+        this.finish(p, { events_json: eventsJson(events), ...(wasParked ? { queue_id: p.queueId } : {}) });
+        return;
+      }
+      p.generation = res.generation;
+      p.epoch = res.epoch;
+      // Ended while Redis parked it (supplanted here, client gone, stopping): undo the park.
+      if (p.done) return this.release(p);
+      // A poll parked on another gateway is ended there; ours were ended above.
+      if (res.previousParker !== '' && res.previousParker !== this.id) {
+        this.o.bus.broadcast(eventsBroadcast, { supplant: { queue_id: p.queueId, generation: res.generation } });
+      }
+      p.timer = setTimeout(() => void this.heartbeat(p), this.o.heartbeatMs());
+    })().catch((e) => {
+      heldRelease?.();
+      this.tails.forget(p.queueId);
+      this.fail(p, e);
     });
   }
 
@@ -300,12 +362,20 @@ export class PollHub {
   }
 
   private holdRelease(p: Parked): void {
-    this.takeHeldRelease(p.queueId)?.();
+    // A held release of the same park generation says less than this one (an earlier time): it
+    // is dropped, not sent, so polls parked here between parks in Redis add no script each.
+    const older = this.heldReleases.get(p.queueId);
+    if (older && older.generation === p.generation) {
+      clearTimeout(older.timer);
+      this.heldReleases.delete(p.queueId);
+    } else {
+      this.takeHeldRelease(p.queueId)?.();
+    }
     const nowMs = Date.now();
     const send = () => this.release(p, nowMs);
     const timer = setTimeout(() => this.takeHeldRelease(p.queueId)?.(), RELEASE_HOLD_MS);
     timer.unref();
-    this.heldReleases.set(p.queueId, { send, timer });
+    this.heldReleases.set(p.queueId, { send, timer, generation: p.generation });
   }
 
   /** The queue's held release, no longer held: the caller sends it (calls it) or drops it. */

@@ -7,6 +7,7 @@
  * the errors a client sees.
  */
 import t from 'tap';
+import type * as Tap from 'tap';
 import { Bus } from '@zc/shared/bus';
 import { PollHub, PollStore, type PollAnswer, type PollReply, type PollRequest } from '@zc/shared/event-queues';
 import { createLogger } from '@zc/shared/logging';
@@ -106,9 +107,15 @@ t.test('poll hubs on two gateways', async (t) => {
     t.same(events(await second), [{ id: 2, type: 'drafts', n: 3 }, { id: 3, type: 'drafts', n: 4 }], 'both, from Redis');
   });
 
-  t.test("a poll answered from its wake holds its release: the client's next park here makes it needless, else it is sent", async (t) => {
+  /** A hub whose store counts the scripts it runs: polls (by mode) and releases (by generation). */
+  const countingHub = (t: Tap.Test) => {
     const released: number[] = [];
+    const polled: string[] = [];
     class CountingStore extends PollStore {
+      override async poll(...args: Parameters<PollStore['poll']>): ReturnType<PollStore['poll']> {
+        polled.push(args[3].mode);
+        return super.poll(...args);
+      }
       override async release(queueId: string, nowMs: number, generation: number): Promise<number> {
         released.push(generation);
         return super.release(queueId, nowMs, generation);
@@ -117,40 +124,124 @@ t.test('poll hubs on two gateways', async (t) => {
     const hub = new PollHub({ bus: busA, store: new CountingStore(redis, env.prefix), log, heartbeatMs: () => 60_000 });
     hub.start();
     t.teardown(() => hub.stop());
+    return { hub, released, polled };
+  };
+  /** Appends one event and (unless told not to) wakes with it, as the appender does. */
+  const appendAndWake = async (q: string, id: number, wake: 'with events' | 'bare' | 'none' = 'with events') => {
+    const json = JSON.stringify({ type: 'drafts', n: id });
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    if (wake === 'with events') waker.broadcastWake([q], { json: [json], queues: { [q]: [id, 0] } });
+    if (wake === 'bare') waker.broadcastWake([q]);
+  };
+
+  t.test("a busy client's polls: parked here without Redis, the release held and superseded; waiting long, parked in Redis", async (t) => {
+    const { hub, released, polled } = countingHub(t);
     const q = await newQueue();
-    const appendAndWake = async (id: number, wake = true) => {
-      const json = JSON.stringify({ type: 'drafts', n: id });
-      await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
-      if (wake) waker.broadcastWake([q], { json: [json], queues: { [q]: [id, 0] } });
-    };
     const gen = async () => Number(await redis.hget(store.metaKey(q), 'poll_gen'));
 
     const first = hub.getEvents(ask(q));
     await untilParked(q, hub);
-    await appendAndWake(0);
+    await appendAndWake(q, 0);
     t.same(events(await first).map((e) => e.id), [0], 'answered from the wake');
-    const second = hub.getEvents(ask(q, 0));
-    for (let i = 0; i < 200 && (await gen()) !== 2; i++) await sleep(10);
-    t.equal(await parkedOn(q), hub.id, 'parked again, by the next poll');
-    t.same(released, [], 'the park replaced the held release');
+    t.same(polled, ['park'], 'one script so far');
 
-    await appendAndWake(1);
-    t.same(events(await second).map((e) => e.id), [1]);
-    // Events came before the next poll (no wake): its park finds them, and the release goes.
-    await appendAndWake(2, false);
-    t.same(events(await hub.getEvents(ask(q, 1))).map((e) => e.id), [2], 'answered at once');
-    t.same(released, [2], 'the held release of generation 2 was sent, after the poll');
+    // The client polls again at once: nothing waits, and the hub knows it (Redis said so a moment ago).
+    const second = hub.getEvents(ask(q, 0));
+    await sleep(50);
+    t.same(polled, ['park'], 'parked here, without Redis');
+    t.equal(await gen(), 1, 'no new park generation');
+    await appendAndWake(q, 1);
+    const r2 = await second;
+    t.same(events(r2).map((e) => e.id), [1], 'answered from the wake');
+    t.equal((r2 as PollReply).queue_id, q);
+    t.same(released, [], 'the held release was superseded by the newer one, not sent');
+
+    // An event whose wake never comes (its appender died): the poll parked here goes to Redis after a while.
+    const third = hub.getEvents(ask(q, 1));
+    await sleep(50);
+    await appendAndWake(q, 2, 'none');
+    const startedAt = Date.now();
+    const r3 = await third;
+    t.same(events(r3).map((e) => e.id), [2], 'found in Redis');
+    t.equal((r3 as PollReply).queue_id, q, 'with its queue id: it waited');
+    t.ok(Date.now() - startedAt < 1500, 'within about a second');
+    t.same(polled, ['park', 'park'], 'one more script');
+    t.same(released, [1], 'the held release went with that read, which did not park');
+
+    // No next poll: nothing is held any more, and the queue is as an idle one.
     for (let i = 0; i < 200 && (await parkedOn(q)) !== ''; i++) await sleep(10);
     t.equal(await parkedOn(q), '', 'nobody is parked on the queue');
+  });
 
-    const third = hub.getEvents(ask(q, 2));
+  t.test('events the wakes brought answer a poll from memory; a bare wake, a stale check or another user send it to Redis', async (t) => {
+    const { hub, polled } = countingHub(t);
+    const q = await newQueue();
+    const first = hub.getEvents(ask(q));
     await untilParked(q, hub);
-    await appendAndWake(3);
-    t.same(events(await third).map((e) => e.id), [3]);
-    // No next poll: the release goes at the end of the hold.
-    for (let i = 0; i < 300 && (await parkedOn(q)) !== ''; i++) await sleep(10);
-    t.equal(await parkedOn(q), '', 'released after the hold');
-    t.same(released, [2, 3]);
+    await appendAndWake(q, 0);
+    await first;
+    // Two events arrive before the client's next poll.
+    await appendAndWake(q, 1);
+    await appendAndWake(q, 2);
+    await sleep(30);
+    t.same(events(await hub.getEvents(ask(q, 0))).map((e) => e.id), [1, 2], 'both, from what the wakes brought');
+    t.same(polled, ['park'], 'without Redis');
+
+    // A wake without the queue's events: what follows is unknown here.
+    await appendAndWake(q, 3, 'bare');
+    await sleep(30);
+    t.same(events(await hub.getEvents(ask(q, 2))).map((e) => e.id), [3], 'read from Redis');
+    t.same(polled, ['park', 'park']);
+
+    // Redis last answered more than TAIL_FRESH_MS ago.
+    await appendAndWake(q, 4);
+    await sleep(300);
+    t.same(events(await hub.getEvents(ask(q, 3))).map((e) => e.id), [4]);
+    t.same(polled, ['park', 'park', 'park'], 'read from Redis');
+
+    // Somebody else's poll of the queue is Redis's to refuse.
+    await appendAndWake(q, 5);
+    await sleep(30);
+    await t.rejects(hub.getEvents(ask(q, 4, { userId: 11 })), { code: 'BAD_EVENT_QUEUE_ID' });
+    t.same(polled, ['park', 'park', 'park', 'park']);
+
+    // Its owner's next poll reads Redis (the failure dropped what was known), and so does one after forget().
+    t.same(events(await hub.getEvents(ask(q, 4))).map((e) => e.id), [5]);
+    t.equal(polled.length, 5);
+    await appendAndWake(q, 6);
+    await sleep(30);
+    hub.forget(q);
+    t.same(events(await hub.getEvents(ask(q, 5))).map((e) => e.id), [6]);
+    t.equal(polled.length, 6, 'forgotten: read from Redis');
+
+    // A wake that comes after the read which returned its event, then the next one: known ids are skipped.
+    const json7 = JSON.stringify({ type: 'drafts', n: 7 });
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: json7 }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    t.same(events(await hub.getEvents(ask(q, 6))).map((e) => e.id), [7], 'read from Redis (no wake yet)');
+    t.equal(polled.length, 7);
+    const json8 = JSON.stringify({ type: 'drafts', n: 8 });
+    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: json8 }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    waker.broadcastWake([q], { json: [json7, json8], queues: { [q]: [7, 0, 1] } });
+    await sleep(30);
+    t.same(events(await hub.getEvents(ask(q, 7))).map((e) => [e.id, e.n]), [[8, 8]], 'the late wake told of 8');
+    t.equal(polled.length, 7, 'without Redis');
+  });
+
+  t.test("a poll parked here is supplanted by a newer poll on another gateway, as its park in Redis would be", async (t) => {
+    const { hub, polled } = countingHub(t);
+    const q = await newQueue();
+    const first = hub.getEvents(ask(q));
+    await untilParked(q, hub);
+    await appendAndWake(q, 0);
+    await first;
+    const here = hub.getEvents(ask(q, 0));
+    await sleep(30);
+    t.same(polled, ['park']);
+    const elsewhere = b.getEvents(ask(q, 0));
+    t.same(await here, { events_json: '[]', queue_id: q }, 'ended with no events');
+    await untilParked(q, b);
+    await appendAndWake(q, 1);
+    t.same(events(await elsewhere).map((e) => e.id), [1]);
   });
 
   t.test('traced (ZC_DELIVERY_TRACE): a woken poll answers when the wake was sent, heard and answered', async (t) => {

@@ -91,6 +91,8 @@ export default async function eventsRoutes(app: FastifyInstance) {
 
   app.delete('/', async (request) => {
     const p = params(request, { queue_id: str() });
-    return success(await bus.request(eventsRpc.deleteQueue, { actor: request.actor, queue_id: p.queue_id }));
+    const deleted = await bus.request(eventsRpc.deleteQueue, { actor: request.actor, queue_id: p.queue_id });
+    hub.forget(p.queue_id);
+    return success(deleted);
   });
 }
