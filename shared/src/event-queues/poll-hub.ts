@@ -187,8 +187,7 @@ export class PollHub {
       const waiting = this.tails.waiting(r);
       if (waiting.length > 0) {
         // As a poll that parks here would: an older one parked here ends.
-        const older = this.parked.get(r.queueId);
-        if (older) this.finish(older, noEvents(older.queueId));
+        this.endOlder(r.queueId);
         return { events_json: eventsJson(waiting) };
       }
       const here = this.tails.parkable(r, now);
@@ -248,8 +247,7 @@ export class PollHub {
         resolve,
         reject,
       };
-      const older = this.parked.get(p.queueId);
-      if (older) this.finish(older, noEvents(older.queueId));
+      this.endOlder(p.queueId);
       this.parked.set(p.queueId, p);
       whenGone?.(() => this.leave(p));
       if (o.here) {
@@ -359,6 +357,12 @@ export class PollHub {
     this.finish(p, { events_json: eventsJson(out), queue_id: p.queueId, ...traceOf(p) });
     this.holdRelease(p);
     return true;
+  }
+
+  /** A newer poll of the queue came here: the one parked here ends with no events. */
+  private endOlder(queueId: string): void {
+    const older = this.parked.get(queueId);
+    if (older) this.finish(older, noEvents(older.queueId));
   }
 
   private holdRelease(p: Parked): void {

@@ -36,7 +36,7 @@ import type { WakeAppended } from '../contracts/index.js';
 import { withId } from './with-id.js';
 
 /** How long after Redis last answered a poll of a queue here its tail may answer for Redis. */
-export const TAIL_FRESH_MS = 200;
+const TAIL_FRESH_MS = 200;
 /** A queue's tail is dropped when no poll of it has come here for this long. */
 export const TAIL_IDLE_MS = 2_000;
 /**
@@ -44,7 +44,7 @@ export const TAIL_IDLE_MS = 2_000;
  * gave it its lifespan plus 90 s: a read that finds events does not lengthen its life, so a client
  * always behind would otherwise see its queue expire.
  */
-export const LOCAL_PARK_WITHIN_MS = 30_000;
+const LOCAL_PARK_WITHIN_MS = 30_000;
 
 /** The poll a tail is asked about (PollRequest's fields). */
 export interface TailPoll {
@@ -97,20 +97,15 @@ export class QueueTails {
     private readonly isCurrentEpoch: (epoch: string) => boolean,
   ) {}
 
-  get size(): number {
-    return this.tails.size;
-  }
-
   /**
    * A poll has come: its queue's tail, created if new (from now on the wakes are kept for it),
    * and whether it may be answered from it, having taken its acknowledgement into account.
    * Returns the state to hand back to `read` if the poll goes to Redis.
    */
   arrive(r: TailPoll, now: number): { trusted: boolean; blind: number } {
-    let tail = this.tails.get(r.queueId);
+    const tail = this.tails.get(r.queueId);
     if (!tail) {
-      tail = { userId: r.userId, guest: r.guest, tokens: '', epoch: '', generation: 0, parkedAt: -Infinity, checkedAt: -Infinity, polledAt: now, acked: r.lastEventId, first: r.lastEventId + 1, events: [], bytes: 0, frontier: undefined, blind: 0 };
-      this.tails.set(r.queueId, tail);
+      this.start(r, now);
       return { trusted: false, blind: 0 };
     }
     tail.polledAt = now;
@@ -150,11 +145,8 @@ export class QueueTails {
 
   /** Redis answered the poll `r` (its queue belongs to the caller, in the current epoch). `blind` is what `arrive` returned. */
   read(r: TailPoll, blind: number, res: TailRead, now: number): void {
-    let tail = this.tails.get(r.queueId);
-    if (!tail) {
-      tail = { userId: r.userId, guest: r.guest, tokens: '', epoch: '', generation: 0, parkedAt: -Infinity, checkedAt: -Infinity, polledAt: now, acked: r.lastEventId, first: r.lastEventId + 1, events: [], bytes: 0, frontier: undefined, blind: 0 };
-      this.tails.set(r.queueId, tail);
-    }
+    // Dropped meanwhile (the bus was away, or the tail idle): what the read says starts a new one.
+    const tail = this.tails.get(r.queueId) ?? this.start(r, now);
     if (tail.epoch !== res.epoch) tail.generation = 0;
     Object.assign(tail, { userId: r.userId, guest: r.guest, tokens: tokensOf(r.expect), epoch: res.epoch, checkedAt: now, polledAt: now, acked: r.lastEventId });
     if (res.kind === 'parked') {
@@ -218,6 +210,13 @@ export class QueueTails {
       tail.events.splice(0, drop);
       tail.first += drop;
     }
+  }
+
+  /** A new tail for a poll's queue: nothing relied on until Redis has answered. */
+  private start(r: TailPoll, now: number): Tail {
+    const tail: Tail = { userId: r.userId, guest: r.guest, tokens: '', epoch: '', generation: 0, parkedAt: -Infinity, checkedAt: -Infinity, polledAt: now, acked: r.lastEventId, first: r.lastEventId + 1, events: [], bytes: 0, frontier: undefined, blind: 0 };
+    this.tails.set(r.queueId, tail);
+    return tail;
   }
 
   /** Drops a queue's tail (deleted through this gateway, or failed). */

@@ -126,23 +126,29 @@ t.test('poll hubs on two gateways', async (t) => {
     t.teardown(() => hub.stop());
     return { hub, released, polled };
   };
+  const draft = (n: number) => JSON.stringify({ type: 'drafts', n });
   /** Appends one event and (unless told not to) wakes with it, as the appender does. */
   const appendAndWake = async (q: string, id: number, wake: 'with events' | 'bare' | 'none' = 'with events') => {
-    const json = JSON.stringify({ type: 'drafts', n: id });
+    const json = draft(id);
     await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
     if (wake === 'with events') waker.broadcastWake([q], { json: [json], queues: { [q]: [id, 0] } });
     if (wake === 'bare') waker.broadcastWake([q]);
   };
 
-  t.test("a busy client's polls: parked here without Redis, the release held and superseded; waiting long, parked in Redis", async (t) => {
-    const { hub, released, polled } = countingHub(t);
+  /** A counting hub and a queue whose first poll parked in Redis and was answered by the wake of event 0. */
+  const wokenOnce = async (t: Tap.Test) => {
+    const c = countingHub(t);
     const q = await newQueue();
-    const gen = async () => Number(await redis.hget(store.metaKey(q), 'poll_gen'));
-
-    const first = hub.getEvents(ask(q));
-    await untilParked(q, hub);
+    const first = c.hub.getEvents(ask(q));
+    await untilParked(q, c.hub);
     await appendAndWake(q, 0);
-    t.same(events(await first).map((e) => e.id), [0], 'answered from the wake');
+    return { ...c, q, first: await first };
+  };
+
+  t.test("a busy client's polls: parked here without Redis, the release held and superseded; waiting long, parked in Redis", async (t) => {
+    const { hub, released, polled, q, first } = await wokenOnce(t);
+    const gen = async () => Number(await redis.hget(store.metaKey(q), 'poll_gen'));
+    t.same(events(first).map((e) => e.id), [0], 'answered from the wake');
     t.same(polled, ['park'], 'one script so far');
 
     // The client polls again at once: nothing waits, and the hub knows it (Redis said so a moment ago).
@@ -174,12 +180,7 @@ t.test('poll hubs on two gateways', async (t) => {
   });
 
   t.test('events the wakes brought answer a poll from memory; a bare wake, a stale check or another user send it to Redis', async (t) => {
-    const { hub, polled } = countingHub(t);
-    const q = await newQueue();
-    const first = hub.getEvents(ask(q));
-    await untilParked(q, hub);
-    await appendAndWake(q, 0);
-    await first;
+    const { hub, polled, q } = await wokenOnce(t);
     // Two events arrive before the client's next poll.
     await appendAndWake(q, 1);
     await appendAndWake(q, 2);
@@ -215,25 +216,18 @@ t.test('poll hubs on two gateways', async (t) => {
     t.equal(polled.length, 6, 'forgotten: read from Redis');
 
     // A wake that comes after the read which returned its event, then the next one: known ids are skipped.
-    const json7 = JSON.stringify({ type: 'drafts', n: 7 });
-    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: json7 }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
+    await appendAndWake(q, 7, 'none');
     t.same(events(await hub.getEvents(ask(q, 6))).map((e) => e.id), [7], 'read from Redis (no wake yet)');
     t.equal(polled.length, 7);
-    const json8 = JSON.stringify({ type: 'drafts', n: 8 });
-    await store.append(new Map([[q, [{ seq: ++seq, origin: '', txid: '', json: json8 }]]]), { maxEvents: 100, maxBytes: 1 << 20 }, 1);
-    waker.broadcastWake([q], { json: [json7, json8], queues: { [q]: [7, 0, 1] } });
+    await appendAndWake(q, 8, 'none');
+    waker.broadcastWake([q], { json: [draft(7), draft(8)], queues: { [q]: [7, 0, 1] } });
     await sleep(30);
     t.same(events(await hub.getEvents(ask(q, 7))).map((e) => [e.id, e.n]), [[8, 8]], 'the late wake told of 8');
     t.equal(polled.length, 7, 'without Redis');
   });
 
   t.test("a poll parked here is supplanted by a newer poll on another gateway, as its park in Redis would be", async (t) => {
-    const { hub, polled } = countingHub(t);
-    const q = await newQueue();
-    const first = hub.getEvents(ask(q));
-    await untilParked(q, hub);
-    await appendAndWake(q, 0);
-    await first;
+    const { hub, polled, q } = await wokenOnce(t);
     const here = hub.getEvents(ask(q, 0));
     await sleep(30);
     t.same(polled, ['park']);
