@@ -5,14 +5,14 @@
  * start of the send (the HTTP request going out), as the peer times it.
  *
  * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
- *   `--opt members=50`, after `--opt warmup=300` untimed sends (DEFAULT_PACED_WARM_UP).
- *   Delivery p50/p99 (budget: under 10 / 50 ms).
+ *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
  * - `fanout-burst`: `--opt messages=2000` sent at once (at most `--opt connections=64` in
- *   flight, see DEFAULT_BURST_CONNECTIONS), after `--opt warmup=500` untimed sends (see
- *   DEFAULT_BURST_WARM_UP); messages/s and deliveries/s until the last delivery (budget: at
- *   least the peer's, same run). `--opt queues=N` lets only N members long-poll (default: all
- *   but the sender): with 1, the figure is what the send path alone (check, write, relay,
- *   append) sustains.
+ *   flight, see DEFAULT_BURST_CONNECTIONS); messages/s and deliveries/s until the last
+ *   delivery (budget: at least the peer's, same run). `--opt queues=N` lets only N members
+ *   long-poll (default: all but the sender): with 1, the figure is what the send path alone
+ *   (check, write, relay, append) sustains.
+ * - Both are preceded by untimed sends of the burst's shape until the services' CPU per
+ *   delivery settles (see WARM_UP_ROUND), or `--opt warmup=N` sends.
  * - `fanout-10k`: a stream of `--opt members=10000` of whom `--opt queues=1000` long-poll;
  *   `--opt messages=30` sends one after another. Send acknowledgement latency (budget 100 ms)
  *   and time until every live queue has the message (budget 1 s). The accounts are seeded
@@ -446,14 +446,20 @@ function deliveryLatencies(live: LiveStream, startedAt: Map<number, number>): { 
 }
 
 /**
- * A burst of 2,000 into processes just started measured their JIT compiler as much as their
- * work: on-CPU profiles (perf) of the messages and events services showed a third of their CPU
- * in TurboFan compiling on worker threads all through the burst, and most of the rest in
- * baseline code, which a server that has been up for a minute no longer runs. The peer's code
- * is compiled when it loads. So the burst is preceded by this many sends of its own shape
- * (`--opt warmup=N`, 0 for none), neither timed nor counted in CPU or deliveries.
+ * Warm-up before the timed sends, by default until the services' code has settled (`--opt
+ * warmup=N` sends exactly N instead, 0 for none). Processes just started spend their CPU on
+ * V8 compiling them as much as on their work, and the peer's code is compiled when it loads.
+ * A fixed 500 sends was not enough: perf over the burst that followed found TurboFan at
+ * 26-46 % of the gateway's, messages' and events' CPU (4-8 % after 8,000 sends), and the
+ * services' CPU per delivery was about 1.8 times the figure after 5,000 sends (gateway 29-30
+ * against 16-18 µs, messages 12-13 against 7-8, events 9 against 5; 2026-11-27, four runs
+ * alternated). So sends go in rounds of WARM_UP_ROUND until a round's CPU per delivery is
+ * within WARM_UP_SETTLED of the lowest before it, twice in a row (one round can be quiet by
+ * chance on a shared machine), or WARM_UP_MAX_ROUNDS have gone.
  */
-const DEFAULT_BURST_WARM_UP = 500;
+const WARM_UP_ROUND = 1000;
+const WARM_UP_SETTLED = 0.08;
+const WARM_UP_MAX_ROUNDS = 10;
 /**
  * Sends of the burst in flight at once. The peer's sender writes all 2,000 stanzas without
  * waiting for anything; an HTTP sender waits for each answer, so with few connections the figure
@@ -462,28 +468,51 @@ const DEFAULT_BURST_WARM_UP = 500;
  * 2026-11-27, `--opt ejabberd=off`). 64 is where more stopped buying more: the machine is busy.
  */
 const DEFAULT_BURST_CONNECTIONS = 64;
-/**
- * The paced run is warmed up too, with fewer sends (it is shorter on CPU): without it, its first
- * seconds ran on code still being compiled, and those deliveries were its p99 (176-505 ms in
- * runs where the same build, warmed, gave 51-85 ms; the p50 moved much less).
- */
-const DEFAULT_PACED_WARM_UP = 300;
 
-/** Sends `n` warm-up messages as the burst does and waits until their deliveries stop coming. */
-async function warmUpSends(ctx: BenchContext, live: LiveStream, n: number): Promise<void> {
+/** Sends `n` warm-up messages (numbered from `from`) as the burst does and waits until their deliveries stop coming. */
+async function warmUpSends(live: LiveStream, n: number, from = 0): Promise<number> {
+  const before = live.warmUpDelivered();
   const sends: Array<Promise<unknown>> = [];
-  for (let i = 0; i < n; i++) sends.push(live.send(i, { warmUp: true }).catch(() => undefined));
+  for (let i = from; i < from + n; i++) sends.push(live.send(i, { warmUp: true }).catch(() => undefined));
   await Promise.all(sends);
   let seen = live.warmUpDelivered();
   let progressAt = Date.now();
-  while (live.warmUpDelivered() < n * live.queues && Date.now() - progressAt < 5_000) {
+  while (live.warmUpDelivered() - before < n * live.queues && Date.now() - progressAt < 5_000) {
     await sleep(50);
     if (live.warmUpDelivered() !== seen) {
       seen = live.warmUpDelivered();
       progressAt = Date.now();
     }
   }
-  ctx.log(`warm-up: ${n} sends, ${live.warmUpDelivered()}/${n * live.queues} deliveries`);
+  return live.warmUpDelivered() - before;
+}
+
+/**
+ * Warms the system up (see WARM_UP_ROUND): `fixed` sends, or rounds until the services' CPU
+ * per delivery settles. Returns the number of sends and each round's CPU per delivery (µs).
+ */
+async function warmUp(ctx: BenchContext, live: LiveStream, fixed: number | undefined): Promise<{ sends: number; roundsUs: number[] }> {
+  if (fixed !== undefined) {
+    if (fixed > 0) ctx.log(`warm-up: ${fixed} sends, ${await warmUpSends(live, fixed)}/${fixed * live.queues} deliveries`);
+    return { sends: fixed ?? 0, roundsUs: [] };
+  }
+  const roundsUs: number[] = [];
+  let settledRounds = 0;
+  let sends = 0;
+  while (roundsUs.length < WARM_UP_MAX_ROUNDS && settledRounds < 2) {
+    const cpu0 = ctx.cpuSeconds?.();
+    const delivered = await warmUpSends(live, WARM_UP_ROUND, sends);
+    const cpu1 = ctx.cpuSeconds?.();
+    sends += WARM_UP_ROUND;
+    // Without the system's CPU (an external system) there is nothing to settle: one round.
+    if (cpu0 === undefined || cpu1 === undefined || delivered === 0) return { sends, roundsUs };
+    const us = ((cpu1 - cpu0) / delivered) * 1e6;
+    const lowest = Math.min(...roundsUs);
+    settledRounds = us >= lowest * (1 - WARM_UP_SETTLED) ? settledRounds + 1 : 0;
+    roundsUs.push(round(us, 1));
+  }
+  ctx.log(`warm-up: ${sends} sends; services' CPU per delivery by round of ${WARM_UP_ROUND}: ${roundsUs.join(', ')} µs`);
+  return { sends, roundsUs };
 }
 
 async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise<ScenarioResult> {
@@ -492,8 +521,9 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const n = mode === 'paced' ? Math.round(rate * opt(ctx, 'seconds', 10)) : opt(ctx, 'messages', 2000);
   const accounts = await createAccounts(ctx.sys, members, `fan${mode}`);
   const live = await openLiveStream(ctx.sys, { members: accounts, queues: opt(ctx, 'queues', members - 1), senderConnections: opt(ctx, 'connections', mode === 'burst' ? DEFAULT_BURST_CONNECTIONS : 16), log: ctx.log });
-  const warmUp = opt(ctx, 'warmup', mode === 'burst' ? DEFAULT_BURST_WARM_UP : DEFAULT_PACED_WARM_UP);
-  if (warmUp > 0) await warmUpSends(ctx, live, warmUp);
+  const fixedWarmUp = ctx.options.extra.warmup;
+  const warm = await warmUp(ctx, live, fixedWarmUp === undefined || fixedWarmUp === 'auto' ? undefined : Number(fixedWarmUp));
+  const warmUpSent = warm.sends;
   let accepted = 0;
   const startedAt = new Map<number, number>();
   const ackedAt = new Map<number, number>();
@@ -536,7 +566,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
-  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warmUp > 0 ? ` (after ${warmUp} warm-up sends)` : ''}`;
+  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warmUpSent > 0 ? ` (after ${warmUpSent} warm-up sends)` : ''}`;
   const headlines: Headline[] = [
     ...(mode === 'paced'
       ? [
@@ -559,7 +589,8 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       mode,
       members,
       messages: n,
-      warm_up_sends: warmUp,
+      warm_up_sends: warmUpSent,
+      warm_up_cpu_us_per_delivery_by_round: warm.roundsUs,
       rate: mode === 'paced' ? rate : 'max',
       delivered,
       expected,
