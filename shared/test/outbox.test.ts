@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import t from 'tap';
 import { Type } from '@sinclair/typebox';
 import { Bus, event } from '../src/bus/index.js';
@@ -290,4 +292,65 @@ t.test('outbox writes that wake their relay themselves (LocalOutboxWake)', async
     await probe();
     t.ok(heard.includes(`${QUIET_SCHEMA}_outbox`), 'the write sent its NOTIFY');
   });
+});
+
+const VACUUM_SCHEMA = 'relayvacuum';
+const swept = event('relayvacuum.evt.v1.thing.swept', Type.Object({ n: Type.Integer() }));
+
+t.test('the relay vacuums its outbox (vacuum.ts)', async (t) => {
+  const { env, log, pool, bus, close } = await outboxFixture(t, VACUUM_SCHEMA, 'outbox-vacuum-test');
+  const received: number[] = [];
+  await bus.consume([swept], { durable: 'outbox-vacuum-test' }, async (_subject, payload) => {
+    received.push((payload as { n: number }).n);
+  });
+  const vacuumedAt = async () =>
+    (await pool.query<{ at: Date | null }>(`SELECT last_vacuum AS at FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'outbox'`, [VACUUM_SCHEMA])).rows[0]?.at ?? null;
+  const pending = async () => Number((await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${VACUUM_SCHEMA}.outbox`)).rows[0]?.n);
+  /** Writes `count` events in transactions of 20 (so that several passes delete rows) and waits until all are relayed and deleted. */
+  const relayed = async (from: number, count: number) => {
+    for (let i = from; i < from + count; i += 20) {
+      await transaction(pool, async (tx) => {
+        for (let n = i; n < Math.min(from + count, i + 20); n++) await addToOutbox(tx, VACUUM_SCHEMA, swept, { n });
+      });
+    }
+    await until(() => received.filter((n) => n >= from && n < from + count).length >= count, 'every event');
+    await until(async () => (await pending()) === 0, 'an empty outbox');
+  };
+
+  t.test('a role that may not vacuum the table: the relay works on, warns once and never vacuums', async (t) => {
+    const role = `relayvacuum_${randomBytes(4).toString('hex')}`;
+    await pool.query(`CREATE ROLE ${role} LOGIN`);
+    await pool.query(`GRANT USAGE ON SCHEMA ${VACUUM_SCHEMA} TO ${role}`);
+    await pool.query(`GRANT SELECT, DELETE ON ${VACUUM_SCHEMA}.outbox TO ${role}`);
+    const url = new URL(env.databaseUrl);
+    url.username = role;
+    const limited = createPool(url.toString(), { max: 3 });
+    // The relay logs through a child of the logger it is given, so the lines are caught at the destination.
+    const lines: string[] = [];
+    const watched = pino({ level: 'warn' }, new Writable({ write: (chunk: Buffer, _enc, done) => done(void lines.push((JSON.parse(chunk.toString()) as { msg: string }).msg)) }));
+    const relay = startOutboxRelay({ pool: limited, schema: VACUUM_SCHEMA, bus, log: watched, pollMs: 100, vacuum: { minRows: 10, minIntervalMs: 0 } });
+    t.teardown(async () => {
+      await relay.stop();
+      await limited.end();
+      await pool.query(`DROP OWNED BY ${role}`);
+      await pool.query(`DROP ROLE ${role}`);
+    });
+    await relayed(0, 200);
+    await relay.stop();
+    t.equal(await vacuumedAt(), null, 'no VACUUM ran');
+    t.equal(lines.filter((l) => /may not vacuum/.test(l)).length, 1, 'one warning');
+    t.notOk(lines.some((l) => /failed/.test(l)), 'nothing failed');
+  });
+
+  t.test('dead rows are vacuumed away between autovacuum visits', async (t) => {
+    const relay = startOutboxRelay({ pool, schema: VACUUM_SCHEMA, bus, log, pollMs: 100, vacuum: { minRows: 50, minIntervalMs: 0 } });
+    t.teardown(() => relay.stop());
+    t.equal(await vacuumedAt(), null, 'not vacuumed before');
+    await relayed(1000, 300);
+    // last_vacuum is set by a manual VACUUM only (autovacuum sets last_autovacuum).
+    await until(async () => (await vacuumedAt()) !== null, 'a VACUUM of the outbox');
+    t.pass('vacuumed');
+  });
+
+  t.teardown(close);
 });

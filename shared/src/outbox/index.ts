@@ -12,6 +12,7 @@ import { changeTooLarge } from '../errors/index.js';
 import { sqlArray, type Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, traceClockMs } from '../telemetry/index.js';
+import { OUTBOX_VACUUM_DEFAULTS, OutboxVacuum, type OutboxVacuumOptions } from './vacuum.js';
 
 /** Headers on every relayed event: the service (schema) that wrote it and its transaction id. */
 export const ORIGIN_HEADER = 'Zc-Origin';
@@ -160,11 +161,14 @@ export function startOutboxRelay(opts: {
   coalesce?: readonly OutboxCoalescing[];
   /** Stamp each event with TRACE_READ_HEADER (ZC_DELIVERY_TRACE). */
   trace?: boolean;
+  /** When the relay vacuums its outbox (vacuum.ts). */
+  vacuum?: OutboxVacuumOptions;
 }): RelayHandle {
   const { pool, schema, bus } = opts;
   const coalescing = new Map((opts.coalesce ?? []).map((c) => [c.subject, c]));
   const coalescedStreams = new Map([...coalescing.values()].map((c) => [streamOf(c.subject), c]));
   const log = opts.log.child({ component: 'outbox-relay', schema });
+  const vacuum = new OutboxVacuum(pool, schema, log, opts.vacuum ?? OUTBOX_VACUUM_DEFAULTS);
   let stopped = false;
   let leader: Leader | undefined;
   let wake: (() => void) | undefined;
@@ -218,6 +222,10 @@ export function startOutboxRelay(opts: {
       // deletes may be undone, and those rows are published again under the same message id,
       // which JetStream drops.
       await c.query('SET synchronous_commit = off');
+      // The pass statement's plan is the same whatever its arrays hold (the primary key, in id
+      // order), but PostgreSQL, guessing their sizes, kept planning it afresh at every bind:
+      // 0.32 ms a pass at 100 sends/s (log_min_duration_statement), as long as its execution.
+      await c.query('SET plan_cache_mode = force_generic_plan');
       const l: Leader = { client: c, broken: false };
       c.on('notification', () => {
         dirty = true;
@@ -297,6 +305,7 @@ export function startOutboxRelay(opts: {
        WHERE NOT (id = ANY($1::bigint[])) AND NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
       values: [sqlArray(published), sqlArray(held.map((r) => r.id))],
     });
+    vacuum.deleted(published.length);
     published = [];
     const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(traceClockMs()) } : {};
     const order = publishingOrder(rows, flushAll);
@@ -345,6 +354,7 @@ export function startOutboxRelay(opts: {
   async function settle(): Promise<void> {
     if (published.length === 0 || !leader) return;
     await leader.client.query(`DELETE FROM "${schema}".outbox WHERE id = ANY($1::bigint[])`, [sqlArray(published)]);
+    vacuum.deleted(published.length);
     published = [];
   }
 
@@ -420,6 +430,7 @@ export function startOutboxRelay(opts: {
       await running.catch(() => undefined);
       await settle().catch(() => undefined);
       await resign(false);
+      await vacuum.idle();
     },
   };
 }
