@@ -494,7 +494,7 @@ async function warmUpSends(live: LiveStream, n: number, from = 0): Promise<numbe
 async function warmUp(ctx: BenchContext, live: LiveStream, fixed: number | undefined): Promise<{ sends: number; roundsUs: number[] }> {
   if (fixed !== undefined) {
     if (fixed > 0) ctx.log(`warm-up: ${fixed} sends, ${await warmUpSends(live, fixed)}/${fixed * live.queues} deliveries`);
-    return { sends: fixed ?? 0, roundsUs: [] };
+    return { sends: fixed, roundsUs: [] };
   }
   const roundsUs: number[] = [];
   let settledRounds = 0;
