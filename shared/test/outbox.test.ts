@@ -354,3 +354,17 @@ t.test('the relay vacuums its outbox (vacuum.ts)', async (t) => {
 
   t.teardown(close);
 });
+
+t.test("the leader's session, with settings of its own, never goes back to the pool", async (t) => {
+  const { log, pool, bus, close } = await outboxFixture(t, 'relaysession', 'outbox-session-test');
+  t.teardown(close);
+  const relay = startOutboxRelay({ pool, schema: 'relaysession', bus, log, pollMs: 100 });
+  await until(() => relay.leading, 'the relay leading');
+  await relay.stop();
+  // Every session the pool can hand out now: a send written on one with the leader's
+  // synchronous_commit = off would be acknowledged before it is durable.
+  const clients = await Promise.all(Array.from({ length: 4 }, () => pool.connect()));
+  const settings = await Promise.all(clients.map(async (c) => (await c.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit));
+  for (const c of clients) c.release();
+  t.same(settings, ['on', 'on', 'on', 'on']);
+});

@@ -186,22 +186,19 @@ export function startOutboxRelay(opts: {
   let held: OutboxRow[] = [];
   let heldSince = 0;
 
-  /** Gives up leadership; a broken session is destroyed (which also frees its lock). */
-  async function resign(destroy: boolean): Promise<void> {
+  /**
+   * Gives up leadership. The session is closed, which frees its lock, and never goes back to the
+   * pool: it carries settings of its own (synchronous_commit off, the idle timeout, generic
+   * plans, LISTEN), and a send written on a pooled session with synchronous_commit off would
+   * be acknowledged before it is durable.
+   */
+  function resign(): void {
     const l = leader;
     if (!l) return;
     leader = undefined;
     published = [];
     held = [];
-    if (!destroy && !l.broken) {
-      const unlocked = await l.client.query('SELECT pg_advisory_unlock_all()').then(
-        () => true,
-        () => false,
-      );
-      l.client.release(unlocked ? undefined : true);
-    } else {
-      l.client.release(true);
-    }
+    l.client.release(true);
   }
 
   /** Takes the lock if it is free; every path releases the client it checked out. */
@@ -374,7 +371,7 @@ export function startOutboxRelay(opts: {
   async function loop(): Promise<void> {
     while (!stopped) {
       try {
-        if (leader?.broken) await resign(true);
+        if (leader?.broken) resign();
         if (!leader) await tryLead();
         if (leader) {
           dirty = false;
@@ -383,7 +380,7 @@ export function startOutboxRelay(opts: {
         }
       } catch (err) {
         log.warn({ err }, 'outbox relay pass failed; retrying');
-        await resign(true);
+        resign();
       }
       if (stopped) break;
       if (dirty && leader) continue;
@@ -429,7 +426,7 @@ export function startOutboxRelay(opts: {
       await loopDone;
       await running.catch(() => undefined);
       await settle().catch(() => undefined);
-      await resign(false);
+      resign();
       await vacuum.idle();
     },
   };
