@@ -14,7 +14,23 @@ const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).to
  * POSTs a multipart body of `totalBytes` declared (or chunked when `declare` is false), writing
  * it slowly and stopping as soon as the gateway answers: a refusal must come before the body.
  */
-function multipartPost(url: string, auth: string, o: { totalBytes: number; declare: boolean }): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
+/**
+ * `multipartPostOnce`, again when the write lost the race with the answer: the gateway answers
+ * from the declared length and closes, and a client still writing can meet EPIPE or ECONNRESET
+ * before it has read the answer (seen once in CI on a loaded machine).
+ */
+async function multipartPost(url: string, auth: string, o: { totalBytes: number; declare: boolean }): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await multipartPostOnce(url, auth, o);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (attempt >= 3 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw err;
+    }
+  }
+}
+
+function multipartPostOnce(url: string, auth: string, o: { totalBytes: number; declare: boolean }): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
   const boundary = 'zclimit';
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   return new Promise((resolve, reject) => {
