@@ -523,7 +523,6 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const live = await openLiveStream(ctx.sys, { members: accounts, queues: opt(ctx, 'queues', members - 1), senderConnections: opt(ctx, 'connections', mode === 'burst' ? DEFAULT_BURST_CONNECTIONS : 16), log: ctx.log });
   const fixedWarmUp = ctx.options.extra.warmup;
   const warm = await warmUp(ctx, live, fixedWarmUp === undefined || fixedWarmUp === 'auto' ? undefined : Number(fixedWarmUp));
-  const warmUpSent = warm.sends;
   let accepted = 0;
   const startedAt = new Map<number, number>();
   const ackedAt = new Map<number, number>();
@@ -566,7 +565,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
-  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warmUpSent > 0 ? ` (after ${warmUpSent} warm-up sends)` : ''}`;
+  const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warm.sends > 0 ? ` (after ${warm.sends} warm-up sends)` : ''}`;
   const headlines: Headline[] = [
     ...(mode === 'paced'
       ? [
@@ -589,7 +588,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       mode,
       members,
       messages: n,
-      warm_up_sends: warmUpSent,
+      warm_up_sends: warm.sends,
       warm_up_cpu_us_per_delivery_by_round: warm.roundsUs,
       rate: mode === 'paced' ? rate : 'max',
       delivered,
