@@ -38,6 +38,7 @@ import { Pool } from 'undici';
 import { createPool } from '@zc/shared/db';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 import { basicAuth } from './load.js';
+import { PollClient } from './poll-client.js';
 import { createAccounts, registerQueue } from './scenarios-events.js';
 import { seedPeople, type SeededPeople } from './seed-users.js';
 import { defineScenario, type BenchAccount, type BenchContext, type BenchSystem, type Headline, type Scenario, type ScenarioResult } from './scenario.js';
@@ -131,7 +132,7 @@ async function openLiveStream(
   const stream = `bench-fanout-${Date.now()}`;
   const sender = o.members[0] as BenchAccount;
   const realm = o.realm ?? { admin: sys.admin };
-  const hostHeader = realm.host ? { host: realm.host } : {};
+  const hostHeader: Record<string, string> = realm.host ? { host: realm.host } : {};
   await subscribeAll(sys, realm, stream, o.members);
   const receivers = o.members.slice(1, 1 + o.queues);
   const pools = sys.gatewayUrls.map(
@@ -150,15 +151,18 @@ async function openLiveStream(
   let delivered = 0;
   let warmUpDelivered = 0;
   let polling = true;
+  const clients: PollClient[] = [];
   const loops = receivers.map(async (m, i) => {
     const q = queues[i] as { queueId: string; lastEventId: number };
-    const headers = { authorization: basicAuth(m), 'user-agent': 'ZulipBench/1.0', ...hostHeader };
+    const client = new PollClient(new URL(sys.gatewayUrls[i % sys.gatewayUrls.length] as string), { authorization: basicAuth(m), 'user-agent': 'ZulipBench/1.0', ...hostHeader }, 'x-zc-trace');
+    clients.push(client);
     while (polling) {
       try {
-        const r = await poolOf(i).request({ method: 'GET', path: `/api/v1/events?queue_id=${q.queueId}&last_event_id=${q.lastEventId}`, headers });
-        const body = (await r.body.json()) as { events?: Array<{ id: number; type: string; message?: { content: string }; zc_trace?: DeliveryTrace['event'] }> };
+        const r = await client.get(`/api/v1/events?queue_id=${q.queueId}&last_event_id=${q.lastEventId}`);
+        if (r.status !== 200) throw new Error(`GET /events answered ${r.status}: ${r.body.slice(0, 200)}`);
+        const body = JSON.parse(r.body) as { events?: Array<{ id: number; type: string; message?: { content: string }; zc_trace?: DeliveryTrace['event'] }> };
         const now = performance.now();
-        const gatewayTrace = r.headers['x-zc-trace'];
+        const gatewayTrace = r.header;
         for (const e of body.events ?? []) {
           q.lastEventId = Math.max(q.lastEventId, e.id);
           const content = e.message?.content ?? '';
@@ -200,7 +204,10 @@ async function openLiveStream(
       polling = false;
       // Parked polls end at their heartbeat; the pools are destroyed rather than waited for.
       await senderPool.close();
-      setTimeout(() => void Promise.all(pools.map((p) => p.destroy())), 1000).unref();
+      setTimeout(() => {
+        for (const c of clients) c.close();
+        void Promise.all(pools.map((p) => p.destroy()));
+      }, 1000).unref();
       void Promise.allSettled(loops);
     },
   };
