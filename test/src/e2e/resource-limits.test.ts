@@ -3,7 +3,9 @@
  * bodies beyond the body limit, alert words and subscriptions in bulk. Each is refused with a
  * clear 400 (or 411/413) in the error envelope before the work starts.
  */
+import { once } from 'node:events';
 import http from 'node:http';
+import { connect } from 'node:net';
 import t from 'tap';
 import { createPool } from '@zc/shared/db';
 import { startSystem, type Account } from '../harness.js';
@@ -103,6 +105,38 @@ t.test('every request does bounded work', async (t) => {
     t.same(chunked.body, { result: 'error', msg: 'A multipart body needs a Content-Length', code: 'BAD_REQUEST' });
     const small = await h.post('/messages', { type: 'private', to: JSON.stringify([iago.user_id]), content: 'multipart is fine' }, { encoding: 'multipart' });
     t.equal(small.status, 200, 'a normal multipart request still works');
+  });
+
+  t.test('a client that sends its whole body before reading still gets the 413, on a connection it can reuse', async (t) => {
+    // As python-zulip-api (requests) does: the answer comes while the body is still being
+    // written, and the client reads only once it has written all of it.
+    const { hostname, port } = new URL(sys.baseUrl);
+    const total = 20 * 1024 * 1024;
+    const received: Buffer[] = [];
+    const socket = connect({ host: hostname, port: Number(port) });
+    await once(socket, 'connect');
+    socket.pause();
+    const write = (b: Buffer | string) => new Promise<void>((ok, fail) => socket.write(b, (e) => (e ? fail(e) : ok())));
+    const boundary = 'zcwhole';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="content"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    await write(
+      `POST /api/v1/messages HTTP/1.1\r\nhost: ${sys.baseUrl.replace(/^https?:\/\//, '')}\r\nauthorization: ${basic(hamlet)}\r\n` +
+        `content-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: ${total}\r\n\r\n${head}`,
+    );
+    const piece = Buffer.alloc(256 * 1024, 0x61);
+    for (let sent = head.length; sent < total; sent += piece.length) await write(piece.subarray(0, Math.min(piece.length, total - sent)));
+    // The same connection, next request.
+    await write(`GET /api/v1/users/me HTTP/1.1\r\nhost: ${sys.baseUrl.replace(/^https?:\/\//, '')}\r\nauthorization: ${basic(hamlet)}\r\n\r\n`);
+    socket.on('data', (d: Buffer) => received.push(d));
+    socket.resume();
+    const deadline = Date.now() + 30_000;
+    const answers = () => Buffer.concat(received).toString('utf8').match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    while (answers().length < 2 && Date.now() < deadline && !socket.destroyed) await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    const text = Buffer.concat(received).toString('utf8');
+    t.same(answers(), ['HTTP/1.1 413', 'HTTP/1.1 200'], 'the refusal, then the next request answered on the same connection');
+    t.match(text, /"code":"PAYLOAD_TOO_LARGE"/);
+    t.match(text, new RegExp(`"email":"${hamlet.email.replace(/[.+]/g, '\\$&')}"`));
   });
 
   t.test('alert words: at most 100 per call and 1000 per user', async (t) => {

@@ -32,6 +32,8 @@ export const MULTIPART_FIELD_LIMIT = 1024 * 1024;
  * a byte is read, and a body that declares none is refused (every client sends one).
  */
 export const MULTIPART_BODY_LIMIT = 1024 * 1024;
+/** A refused multipart body declared up to this long is read and dropped, keeping the connection (see the hook). */
+export const REFUSED_BODY_DRAIN_LIMIT = 64 * 1024 * 1024;
 
 const MULTIPART_CONTENT_TYPE = /^multipart\/form-data\b/i;
 
@@ -98,12 +100,16 @@ export default fp(
     app.addHook('onRequest', (request, reply, done) => {
       if (request.routeOptions.config.streamsMultipart || !MULTIPART_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) return done();
       const length = request.headers['content-length'];
-      // Refused before its body is read: the rest of it is not worth reading to keep the connection.
-      reply.header('connection', 'close');
+      if (length !== undefined && !(Number(length) > MULTIPART_BODY_LIMIT)) return done();
+      // Refused before its body is read. Up to REFUSED_BODY_DRAIN_LIMIT, Node reads the rest
+      // and drops it after the answer, and the connection stays open: a client that sends its
+      // whole body before reading (python-zulip-api, through requests) gets the refusal. Closing
+      // instead, with bytes still arriving, makes the kernel answer them with a reset, which
+      // throws away the answer the client had not read yet. Beyond the limit, or with no length
+      // to know the end by, the connection is closed: not worth reading.
+      if (length === undefined || !(Number(length) <= REFUSED_BODY_DRAIN_LIMIT)) reply.header('connection', 'close');
       if (length === undefined) throw new AppError('BAD_REQUEST', 'A multipart body needs a Content-Length', 411);
-      if (Number(length) > MULTIPART_BODY_LIMIT) throw fieldTooLarge();
-      reply.removeHeader('connection');
-      done();
+      throw fieldTooLarge();
     });
     app.decorateRequest('ignoredParams', null);
     app.addHook('preSerialization', (request, _reply, payload, done) => {
