@@ -319,6 +319,29 @@ t.test('uploads', async (t) => {
     t.match(answer, /Uploaded file is larger than the allowed limit of 1 MiB/);
   });
 
+  t.test('a client that sends the whole oversize file before reading gets the refusal, on a connection it can reuse', async (t) => {
+    // As python-zulip-api's upload_file (requests) does: the refusal comes while the file is
+    // still being written, and the client reads only once all of it is sent.
+    const port = Number(new URL(sys.baseUrl).port);
+    const { body, contentType } = multipart([{ filename: 'big.bin', data: Buffer.alloc(6 * 1024 * 1024, 5) }]);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.pause();
+    const write = (b: Buffer | string) => new Promise<void>((ok, fail) => socket.write(b, (e) => (e ? fail(e) : ok())));
+    await write(`POST /api/v1/user_uploads HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${basicAuth(hamlet)}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    for (let at = 0; at < body.length; at += 128 * 1024) await write(body.subarray(at, at + 128 * 1024));
+    await write(`GET /api/v1/users/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${basicAuth(hamlet)}\r\n\r\n`);
+    const received: Buffer[] = [];
+    socket.on('data', (d: Buffer) => received.push(d));
+    socket.resume();
+    const statuses = () => Buffer.concat(received).toString('utf8').match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    const deadline = Date.now() + 20_000;
+    while (statuses().length < 2 && Date.now() < deadline && !socket.destroyed) await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    t.same(statuses(), ['HTTP/1.1 400', 'HTTP/1.1 200'], 'the refusal, then the next request answered on the same connection');
+    t.match(Buffer.concat(received).toString('utf8'), /Uploaded file is larger than the allowed limit of 1 MiB/);
+  });
+
   t.test('a client that disconnects mid-upload leaves nothing', async (t) => {
     const before = await attachmentCount();
     const filesBefore = filesUnder(dir);

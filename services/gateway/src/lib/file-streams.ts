@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamTarget } from '@zc/shared/contracts';
 import { serviceUnavailable } from '@zc/shared/errors';
+import { REFUSED_BODY_DRAIN_LIMIT } from '../plugins/params.js';
 
 /** Headers of a served file passed on to the client. */
 const FILE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'content-security-policy', 'cache-control'];
@@ -34,9 +35,12 @@ function readJson(res: http.IncomingMessage): Promise<unknown> {
 }
 
 /**
- * In this route context only: multipart bodies are left unread for the route to stream, and an
- * answer given before the body was read (a refusal) closes the connection rather than reading
- * up to the whole refused file to keep it alive.
+ * In this route context only: multipart bodies are left unread for the route to stream. For an
+ * answer given before the body was read (a refusal: the file is over the limit), the rest of a
+ * body declared up to REFUSED_BODY_DRAIN_LIMIT is read and dropped, keeping the connection, as
+ * for any refused multipart body (plugins/params.ts): a client that sends the whole file before
+ * reading its answer then gets the refusal rather than a reset. A longer one, or one of unknown
+ * length, closes the connection instead.
  */
 export function leaveMultipartUnread(app: FastifyInstance): void {
   // Marked so the parameter layer's multipart size check (plugins/params.ts) lets them through.
@@ -46,7 +50,13 @@ export function leaveMultipartUnread(app: FastifyInstance): void {
   app.removeContentTypeParser('multipart/form-data');
   app.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null, undefined));
   app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    const raw = request.raw;
+    if (raw.complete) return;
+    const length = raw.headers['content-length'];
+    if (length === undefined || !(Number(length) <= REFUSED_BODY_DRAIN_LIMIT)) return void reply.header('connection', 'close');
+    // Nothing reads the body any more (the route unpiped it, or never piped it): drop it.
+    raw.unpipe();
+    raw.resume();
   });
 }
 

@@ -103,9 +103,9 @@ export default fp(
       if (length !== undefined && !(Number(length) > MULTIPART_BODY_LIMIT)) return done();
       // Refused before its body is read. Up to REFUSED_BODY_DRAIN_LIMIT, Node reads the rest
       // and drops it after the answer, and the connection stays open: a client that sends its
-      // whole body before reading (python-zulip-api, through requests) gets the refusal. Closing
-      // instead, with bytes still arriving, makes the kernel answer them with a reset, which
-      // throws away the answer the client had not read yet. Beyond the limit, or with no length
+      // whole body before reading its answer gets the refusal. Closing instead, with bytes still
+      // arriving, makes the kernel answer them with a reset, which can throw away the answer the
+      // client had not read yet (EPIPE in the e2e test). Beyond the limit, or with no length
       // to know the end by, the connection is closed: not worth reading.
       if (length === undefined || !(Number(length) <= REFUSED_BODY_DRAIN_LIMIT)) reply.header('connection', 'close');
       if (length === undefined) throw new AppError('BAD_REQUEST', 'A multipart body needs a Content-Length', 411);
