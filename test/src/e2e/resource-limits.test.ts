@@ -17,9 +17,10 @@ const basic = (a: Account) => `Basic ${Buffer.from(`${a.email}:${a.api_key}`).to
  * it slowly and stopping as soon as the gateway answers: a refusal must come before the body.
  */
 /**
- * `multipartPostOnce`, again when the write lost the race with the answer: the gateway answers
- * from the declared length and closes, and a client still writing can meet EPIPE or ECONNRESET
- * before it has read the answer (seen once in CI on a loaded machine).
+ * `multipartPostOnce`, again when the write lost the race with the answer: for a body without a
+ * length (411) the gateway answers and closes, and a client still writing can meet EPIPE or
+ * ECONNRESET before it has read the answer (seen once in CI on a loaded machine, when declared
+ * bodies were refused that way too).
  */
 async function multipartPost(url: string, auth: string, o: { totalBytes: number; declare: boolean }): Promise<{ status: number; body: Record<string, unknown>; sent: number }> {
   for (let attempt = 1; ; attempt++) {
