@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { StreamTarget } from '@zc/shared/contracts';
 import { serviceUnavailable } from '@zc/shared/errors';
-import { REFUSED_BODY_DRAIN_LIMIT } from '../plugins/params.js';
+import { drainsWhenRefused } from '../plugins/params.js';
 
 /** Headers of a served file passed on to the client. */
 const FILE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'x-content-type-options', 'content-security-policy', 'cache-control'];
@@ -52,8 +52,7 @@ export function leaveMultipartUnread(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply) => {
     const raw = request.raw;
     if (raw.complete) return;
-    const length = raw.headers['content-length'];
-    if (length === undefined || !(Number(length) <= REFUSED_BODY_DRAIN_LIMIT)) return void reply.header('connection', 'close');
+    if (!drainsWhenRefused(raw.headers['content-length'])) return void reply.header('connection', 'close');
     // Nothing reads the body any more (the route unpiped it, or never piped it): drop it.
     raw.unpipe();
     raw.resume();

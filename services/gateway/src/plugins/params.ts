@@ -34,6 +34,8 @@ export const MULTIPART_FIELD_LIMIT = 1024 * 1024;
 export const MULTIPART_BODY_LIMIT = 1024 * 1024;
 /** A refused multipart body declared up to this long is read and dropped, keeping the connection (see the hook). */
 export const REFUSED_BODY_DRAIN_LIMIT = 64 * 1024 * 1024;
+/** Whether a request body refused unread, with this Content-Length, is drained (else the connection closes). */
+export const drainsWhenRefused = (contentLength: string | undefined): boolean => contentLength !== undefined && Number(contentLength) <= REFUSED_BODY_DRAIN_LIMIT;
 
 const MULTIPART_CONTENT_TYPE = /^multipart\/form-data\b/i;
 
@@ -107,7 +109,7 @@ export default fp(
       // arriving, makes the kernel answer them with a reset, which can throw away the answer the
       // client had not read yet (EPIPE in the e2e test). Beyond the limit, or with no length
       // to know the end by, the connection is closed: not worth reading.
-      if (length === undefined || !(Number(length) <= REFUSED_BODY_DRAIN_LIMIT)) reply.header('connection', 'close');
+      if (!drainsWhenRefused(length)) reply.header('connection', 'close');
       if (length === undefined) throw new AppError('BAD_REQUEST', 'A multipart body needs a Content-Length', 411);
       throw fieldTooLarge();
     });
