@@ -79,6 +79,8 @@ export interface PollHubOptions {
   heartbeatMs: () => number;
   /** ZC_DELIVERY_TRACE: answers to woken polls carry PollReply.trace. */
   trace?: boolean;
+  /** How long a queue's tail may answer for Redis after Redis last answered (queue-tails.ts; tests only). */
+  tailFreshMs?: number;
 }
 
 const eventsJson = (events: readonly string[]) => `[${events.join(',')}]`;
@@ -120,7 +122,7 @@ export class PollHub {
   private stopping = false;
 
   constructor(private readonly o: PollHubOptions) {
-    this.tails = new QueueTails({ maxEvents: TAIL_MAX_EVENTS, maxBytes: TAIL_MAX_BYTES }, (epoch) => o.store.isKnownCurrentEpoch(epoch));
+    this.tails = new QueueTails({ maxEvents: TAIL_MAX_EVENTS, maxBytes: TAIL_MAX_BYTES, freshMs: o.tailFreshMs }, (epoch) => o.store.isKnownCurrentEpoch(epoch));
   }
 
   /** Number of polls parked here (metrics, tests). */

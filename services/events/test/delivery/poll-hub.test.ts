@@ -108,7 +108,7 @@ t.test('poll hubs on two gateways', async (t) => {
   });
 
   /** A hub whose store counts the scripts it runs: polls (by mode) and releases (by generation). */
-  const countingHub = (t: Tap.Test) => {
+  const countingHub = (t: Tap.Test, tailFreshMs?: number) => {
     const released: number[] = [];
     const polled: string[] = [];
     class CountingStore extends PollStore {
@@ -121,12 +121,21 @@ t.test('poll hubs on two gateways', async (t) => {
         return super.release(queueId, nowMs, generation);
       }
     }
-    const hub = new PollHub({ bus: busA, store: new CountingStore(redis, env.prefix), log, heartbeatMs: () => 60_000 });
+    const hub = new PollHub({ bus: busA, store: new CountingStore(redis, env.prefix), log, heartbeatMs: () => 60_000, ...(tailFreshMs !== undefined ? { tailFreshMs } : {}) });
     hub.start();
     t.teardown(() => hub.stop());
     return { hub, released, polled };
   };
   const draft = (n: number) => JSON.stringify({ type: 'drafts', n });
+  /**
+   * Until gateway A has taken in what the events bus published so far: the server has the
+   * publish once the events connection's flush returns, and sends A's PONG after the message.
+   */
+  const heardByA = async () => {
+    await eventsBus.nc.flush();
+    await busA.nc.flush();
+    await sleep(5);
+  };
   /** Appends one event and (unless told not to) wakes with it, as the appender does. */
   const appendAndWake = async (q: string, id: number, wake: 'with events' | 'bare' | 'none' = 'with events') => {
     const json = draft(id);
@@ -136,8 +145,8 @@ t.test('poll hubs on two gateways', async (t) => {
   };
 
   /** A counting hub and a queue whose first poll parked in Redis and was answered by the wake of event 0. */
-  const wokenOnce = async (t: Tap.Test) => {
-    const c = countingHub(t);
+  const wokenOnce = async (t: Tap.Test, tailFreshMs?: number) => {
+    const c = countingHub(t, tailFreshMs);
     const q = await newQueue();
     const first = c.hub.getEvents(ask(q));
     await untilParked(q, c.hub);
@@ -180,29 +189,31 @@ t.test('poll hubs on two gateways', async (t) => {
   });
 
   t.test('events the wakes brought answer a poll from memory; a bare wake, a stale check or another user send it to Redis', async (t) => {
-    const { hub, polled, q } = await wokenOnce(t);
+    // Its steps must each take less than the tail's freshness window, which is 200 ms in
+    // service; 2 s here, so that a loaded machine cannot send a step to Redis by slowness.
+    const { hub, polled, q } = await wokenOnce(t, 2_000);
     // Two events arrive before the client's next poll.
     await appendAndWake(q, 1);
     await appendAndWake(q, 2);
-    await sleep(30);
+    await heardByA();
     t.same(events(await hub.getEvents(ask(q, 0))).map((e) => e.id), [1, 2], 'both, from what the wakes brought');
     t.same(polled, ['park'], 'without Redis');
 
     // A wake without the queue's events: what follows is unknown here.
     await appendAndWake(q, 3, 'bare');
-    await sleep(30);
+    await heardByA();
     t.same(events(await hub.getEvents(ask(q, 2))).map((e) => e.id), [3], 'read from Redis');
     t.same(polled, ['park', 'park']);
 
-    // Redis last answered more than TAIL_FRESH_MS ago.
+    // Redis last answered longer ago than the tail's freshness window.
     await appendAndWake(q, 4);
-    await sleep(300);
+    await sleep(2_100);
     t.same(events(await hub.getEvents(ask(q, 3))).map((e) => e.id), [4]);
     t.same(polled, ['park', 'park', 'park'], 'read from Redis');
 
     // Somebody else's poll of the queue is Redis's to refuse.
     await appendAndWake(q, 5);
-    await sleep(30);
+    await heardByA();
     await t.rejects(hub.getEvents(ask(q, 4, { userId: 11 })), { code: 'BAD_EVENT_QUEUE_ID' });
     t.same(polled, ['park', 'park', 'park', 'park']);
 
@@ -210,7 +221,7 @@ t.test('poll hubs on two gateways', async (t) => {
     t.same(events(await hub.getEvents(ask(q, 4))).map((e) => e.id), [5]);
     t.equal(polled.length, 5);
     await appendAndWake(q, 6);
-    await sleep(30);
+    await heardByA();
     hub.forget(q);
     t.same(events(await hub.getEvents(ask(q, 5))).map((e) => e.id), [6]);
     t.equal(polled.length, 6, 'forgotten: read from Redis');
@@ -221,7 +232,7 @@ t.test('poll hubs on two gateways', async (t) => {
     t.equal(polled.length, 7);
     await appendAndWake(q, 8, 'none');
     waker.broadcastWake([q], { json: [draft(7), draft(8)], queues: { [q]: [7, 0, 1] } });
-    await sleep(30);
+    await heardByA();
     t.same(events(await hub.getEvents(ask(q, 7))).map((e) => [e.id, e.n]), [[8, 8]], 'the late wake told of 8');
     t.equal(polled.length, 7, 'without Redis');
   });
