@@ -12,7 +12,7 @@ import { changeTooLarge } from '../errors/index.js';
 import { sqlArray, type Queryable } from '../db/index.js';
 import type { Logger } from '../logging/index.js';
 import { injectTraceHeaders, traceClockMs } from '../telemetry/index.js';
-import { OUTBOX_VACUUM_DEFAULTS, OutboxVacuum, type OutboxVacuumOptions } from './vacuum.js';
+import { OutboxVacuum, type OutboxVacuumOptions } from './vacuum.js';
 
 /** Headers on every relayed event: the service (schema) that wrote it and its transaction id. */
 export const ORIGIN_HEADER = 'Zc-Origin';
@@ -168,7 +168,7 @@ export function startOutboxRelay(opts: {
   const coalescing = new Map((opts.coalesce ?? []).map((c) => [c.subject, c]));
   const coalescedStreams = new Map([...coalescing.values()].map((c) => [streamOf(c.subject), c]));
   const log = opts.log.child({ component: 'outbox-relay', schema });
-  const vacuum = new OutboxVacuum(pool, schema, log, opts.vacuum ?? OUTBOX_VACUUM_DEFAULTS);
+  const vacuum = new OutboxVacuum(pool, schema, log, opts.vacuum);
   let stopped = false;
   let leader: Leader | undefined;
   let wake: (() => void) | undefined;

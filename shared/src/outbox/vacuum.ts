@@ -17,7 +17,7 @@ export interface OutboxVacuumOptions {
   minIntervalMs: number;
 }
 
-export const OUTBOX_VACUUM_DEFAULTS: OutboxVacuumOptions = { minRows: 100, minIntervalMs: 1_000 };
+const OUTBOX_VACUUM_DEFAULTS: OutboxVacuumOptions = { minRows: 100, minIntervalMs: 1_000 };
 
 export class OutboxVacuum {
   private deletedSince = 0;

@@ -135,14 +135,16 @@ async function openLiveStream(
   const hostHeader: Record<string, string> = realm.host ? { host: realm.host } : {};
   await subscribeAll(sys, realm, stream, o.members);
   const receivers = o.members.slice(1, 1 + o.queues);
-  const pools = sys.gatewayUrls.map(
-    (u) => new Pool(u, { connections: Math.ceil(receivers.length / sys.gatewayUrls.length) + 8, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }),
-  );
-  const poolOf = (i: number) => pools[i % pools.length] as Pool;
+  // Registration only (100 at a time); the polls go through PollClient below.
+  const pools = sys.gatewayUrls.map((u) => new Pool(u, { connections: 100, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 }));
   const queues: Array<{ queueId: string; lastEventId: number }> = [];
-  for (let i = 0; i < receivers.length; i += 100) {
-    const batch = receivers.slice(i, i + 100).map((m, j) => registerQueue(poolOf(i + j), m, { event_types: ['message'], fetch_event_types: [], apply_markdown: false }, realm.host));
-    queues.push(...(await Promise.all(batch)));
+  try {
+    for (let i = 0; i < receivers.length; i += 100) {
+      const batch = receivers.slice(i, i + 100).map((m, j) => registerQueue(pools[(i + j) % pools.length] as Pool, m, { event_types: ['message'], fetch_event_types: [], apply_markdown: false }, realm.host));
+      queues.push(...(await Promise.all(batch)));
+    }
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
   }
   o.log(`${o.members.length} members, ${queues.length} live queues`);
 
@@ -202,11 +204,10 @@ async function openLiveStream(
     traces,
     async close() {
       polling = false;
-      // Parked polls end at their heartbeat; the pools are destroyed rather than waited for.
+      // Parked polls end at their heartbeat; their connections are closed rather than waited for.
       await senderPool.close();
       setTimeout(() => {
         for (const c of clients) c.close();
-        void Promise.all(pools.map((p) => p.destroy()));
       }, 1000).unref();
       void Promise.allSettled(loops);
     },
