@@ -24,95 +24,111 @@ return 1
 export const UNPOLLED_BYTES_SHARE = 16;
 
 /**
- * Appends `events` (a list of {seq, origin, txid, json}) to the queue whose keys `meta` and
- * `stream` hold now. Fencing: the queue remembers the highest leader term that appended to it
- * and refuses a lower one (a former leader that resumed after a pause), so once a newer leader
- * has written here an older one never can. Events with a seq at or below the queue's last
- * applied seq are skipped (a redelivery after a leader change); events the queue's /register
- * state already holds are dropped. Returns the number appended, -1 for a dead queue, -2 when
- * this append overflowed it (more events, or more bytes of event JSON, than the limits), -3
- * when the caller is fenced off; and the id of the queue's newest event (0 unless some were
- * appended: they are the ids just below it, since the script runs alone).
+ * Appends events to many queues in one call, sending each distinct event once: a stream's
+ * message reaches most of its recipients' queues byte for byte the same, and sent once per
+ * queue that JSON was most of what the appender wrote to Redis (and most of Redis's parsing).
+ * KEYS: meta and stream of each queue, in turn. ARGV: leader term, max events, max bytes; the
+ * number of events, then per event its JetStream seq, origin, txid and JSON; then per queue one
+ * argument, the 1-based numbers of its events, comma-separated, in order. Like
+ * MEMBERS_OF_MANY it spans many cluster slots: one Redis, not a Cluster.
+ *
+ * Per queue: fencing (the queue remembers the highest leader term that appended to it and
+ * refuses a lower one, a former leader that resumed after a pause, so once a newer leader has
+ * written here an older one never can); events with a seq at or below the queue's last applied
+ * seq are skipped (a redelivery after a leader change); events the queue's /register state
+ * already holds are dropped. Returns per queue, in turn, the number appended (-1 for a dead
+ * queue, -2 when this append overflowed it: more events, or more bytes of event JSON, than the
+ * limits; -3 when the caller is fenced off) and the id of the queue's newest event (0 unless
+ * some were appended: they are the ids just below it, since the script runs alone).
+ *
+ * This script runs once per delivered message for up to 200 queues, and Redis's time in it is
+ * mostly per redis.call and per Lua allocation, not the commands' own work. So a queue costs
+ * one HMGET (every field the checks need, the /register snapshots of the call's origins too),
+ * its XADDs and at most one HSET: a vanished stream shows as XADD NOMKSTREAM's nil instead of
+ * an EXISTS, and XLEN is asked only when the ids say the queue could be over its event limit
+ * (it holds ids in (pruned, next_id - 1] at most).
  */
-const APPEND_FUNCTION = `
+export const APPEND = `${PRELUDE}
 local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
-local function appendEvents(term, maxEvents, maxBytes, events)
-  -- Every field read in one call and written in one HSET at the end (see stateWith).
-  local st, f = stateWith('term', 'last_seq', 'next_id', 'bytes', 'polled')
-  if st ~= 'ok' then return -1, 0 end
-  local lastTerm, lastSeq, nextId, bytes, polled = tonumber(f[1] or '0'), tonumber(f[2] or '0'), tonumber(f[3] or '0'), tonumber(f[4] or '0'), f[5]
-  if lastTerm > term then return -3, 0 end
-  local newestSeq, appended = lastSeq, 0
-  -- alreadyInState's snapshot read once per origin, not per event.
-  local snaps = {}
-  local function inState(origin, txid)
-    if origin == '' or txid == '' then return false end
-    local snap = snaps[origin]
-    if snap == nil then
-      snap = redis.call('HGET', meta, 'snap:' .. origin) or false
-      snaps[origin] = snap
-    end
-    return snap and visible(tonumber(txid), snap)
+local term, maxEvents, maxBytes, nEvents = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local seqs, origins, txids, jsons = {}, {}, {}, {}
+-- The fields read of each queue: its state, then the snapshot of every origin in this call.
+local fields = {'term', 'last_seq', 'next_id', 'bytes', 'polled', 'overflowed', 'pruned'}
+local SNAP0 = #fields
+local snapField = {}
+for i = 1, nEvents do
+  local base = 1 + i * 4
+  seqs[i], origins[i], txids[i], jsons[i] = tonumber(ARGV[base]), ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]
+  local o = origins[i]
+  if o ~= '' and txids[i] ~= '' and snapField[o] == nil then
+    fields[#fields + 1] = 'snap:' .. o
+    snapField[o] = #fields
   end
-  for _, e in ipairs(events) do
-    local seq = e[1]
+end
+local out = {}
+local one = {}
+
+local function appendTo(q)
+  meta, stream = KEYS[q * 2 - 1], KEYS[q * 2]
+  local f = redis.call('HMGET', meta, unpack(fields))
+  if f[6] then return -1, 0 end
+  if not f[3] then
+    redis.call('DEL', meta, stream)
+    return -1, 0
+  end
+  local lastTerm = tonumber(f[1] or '0')
+  if lastTerm > term then return -3, 0 end
+  local lastSeq, nextId, bytes, polled, pruned = tonumber(f[2] or '0'), tonumber(f[3]), tonumber(f[4] or '0'), f[5], tonumber(f[7] or '-1')
+  local newestSeq, appended = lastSeq, 0
+  local list = ARGV[4 + nEvents * 4 + q]
+  -- Most queues get one event: its number alone, read without a pattern or a new table.
+  local numbers = one
+  one[1] = tonumber(list)
+  if not one[1] then
+    numbers = {}
+    for n in string.gmatch(list, '%d+') do numbers[#numbers + 1] = tonumber(n) end
+  end
+  for k = 1, #numbers do
+    local n = numbers[k]
+    local seq = seqs[n]
     if seq > lastSeq then
       if seq > newestSeq then newestSeq = seq end
-      if not inState(e[2], e[3]) then
-        redis.call('XADD', stream, nextId .. '-1', 'e', e[4], 'o', e[2], 't', e[3])
+      local at = snapField[origins[n]]
+      local snap = at and txids[n] ~= '' and f[at]
+      if not (snap and visible(tonumber(txids[n]), snap)) then
+        if not redis.call('XADD', stream, 'NOMKSTREAM', nextId .. '-1', 'e', jsons[n], 'o', origins[n], 't', txids[n]) then
+          -- The stream vanished (expiry, eviction): the queue is dead, as a missing meta says.
+          redis.call('DEL', meta, stream)
+          return -1, 0
+        end
         nextId = nextId + 1
-        bytes = bytes + #e[4]
+        bytes = bytes + #jsons[n]
         appended = appended + 1
       end
     end
   end
-  local writes = {'term', term}
-  if newestSeq > lastSeq then writes[#writes + 1], writes[#writes + 2] = 'last_seq', newestSeq end
   if appended > 0 then
-    writes[#writes + 1], writes[#writes + 2] = 'next_id', nextId
-    writes[#writes + 1], writes[#writes + 2] = 'bytes', bytes
+    redis.call('HSET', meta, 'term', term, 'last_seq', newestSeq, 'next_id', nextId, 'bytes', bytes)
+  elseif newestSeq > lastSeq then
+    redis.call('HSET', meta, 'term', term, 'last_seq', newestSeq)
+  elseif lastTerm < term then
+    redis.call('HSET', meta, 'term', term)
   end
-  redis.call('HSET', meta, unpack(writes))
+  if appended == 0 then return 0, 0 end
   -- A queue never polled yet (a client that registered and left, or has not started polling)
   -- holds a sixteenth of the budget, so a user's unpolled queues cannot hold much of Redis for
   -- the minutes until they expire; polling clients start within seconds of /register.
-  if not polled then maxBytes = math.floor(maxBytes / UNPOLLED_SHARE) end
-  if appended > 0 and (redis.call('XLEN', stream) > maxEvents or bytes > maxBytes) then
+  local byteLimit = polled and maxBytes or math.floor(maxBytes / UNPOLLED_SHARE)
+  if bytes > byteLimit or (nextId - 1 - pruned > maxEvents and redis.call('XLEN', stream) > maxEvents) then
     redis.call('HSET', meta, 'overflowed', '1')
     redis.call('DEL', stream)
     return -2, 0
   end
-  if appended == 0 then return 0, 0 end
   return appended, nextId - 1
 end
-`;
 
-/**
- * Appends events to many queues in one call (APPEND_FUNCTION for each), sending each distinct
- * event once: a stream's message reaches most of its recipients' queues byte for byte the
- * same, and sent once per queue that JSON was most of what the appender wrote to Redis (and
- * most of Redis's parsing). KEYS: meta and stream of each queue, in turn. ARGV: leader term,
- * max events, max bytes; the number of events, then per event its JetStream seq, origin, txid
- * and JSON; then per queue one argument, the 1-based numbers of its events, comma-separated,
- * in order. Returns each queue's result and newest id, in turn (two values per queue). Like MEMBERS_OF_MANY it spans many cluster
- * slots: one Redis, not a Cluster.
- *
- * PRELUDE's helpers read the queue's keys from its meta and stream locals (upvalues), so
- * pointing those at each queue in turn makes them act on that queue.
- */
-export const APPEND = `${PRELUDE}${APPEND_FUNCTION}
-local term, maxEvents, maxBytes, nEvents = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local all = {}
-for i = 1, nEvents do
-  local base = 1 + i * 4
-  all[i] = {tonumber(ARGV[base]), ARGV[base + 1], ARGV[base + 2], ARGV[base + 3]}
-end
-local out = {}
 for q = 1, #KEYS / 2 do
-  meta, stream = KEYS[q * 2 - 1], KEYS[q * 2]
-  local events = {}
-  for n in string.gmatch(ARGV[4 + nEvents * 4 + q], '%d+') do events[#events + 1] = all[tonumber(n)] end
-  out[q * 2 - 1], out[q * 2] = appendEvents(term, maxEvents, maxBytes, events)
+  out[q * 2 - 1], out[q * 2] = appendTo(q)
 end
 return out
 `;

@@ -85,6 +85,33 @@ t.test('queue store', async (t) => {
     t.equal(await append(q, [ev(4, '')], 2), -1);
   });
 
+  t.test('the event limit counts what the queue holds, not the ids it has used', async (t) => {
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    t.equal(await append(q, [ev(1, ''), ev(2, '')], 2), 2);
+    t.equal((await polls.poll(q, 10, 1, { mode: 'ack', max: 10 })).status, 'ok', 'both acknowledged');
+    t.equal(await append(q, [ev(3, ''), ev(4, '')], 2), 2, 'acknowledged events leave room');
+    // Events the /register snapshot holds are removed wherever they are, so the queue holds
+    // fewer events than its ids span: 4 and 6 are dropped, 5 stays, pruned stays below 5.
+    const r = await newQueue();
+    await append(r, [ev(5, ''), ev(6, 11), ev(7, 12)], 3);
+    t.equal(await store.finishRegister(r, { drafts: '13:13:' }), -1);
+    t.same(await ids(r), [[0, 5]]);
+    t.equal(await append(r, [ev(8, '')], 2), 1, 'ids 0-3 used, but two events held: within a limit of two');
+    t.equal(await append(r, [ev(9, '')], 2), -2, 'a third is over it');
+  });
+
+  t.test('an append finds a queue whose stream or meta vanished dead, and recreates neither', async (t) => {
+    for (const lost of ['stream', 'meta'] as const) {
+      const q = await newQueue();
+      await store.finishRegister(q, {});
+      t.equal(await append(q, [ev(1, '')]), 1);
+      await redis.del(lost === 'stream' ? store.streamKey(q) : store.metaKey(q));
+      t.equal(await append(q, [ev(2, '')]), -1, `${lost} lost: dead`);
+      t.equal(await redis.exists(store.streamKey(q), store.metaKey(q)), 0, `${lost} lost: nothing left or recreated`);
+    }
+  });
+
   t.test("a guest's poll removes their all_public_streams queue, whatever it holds", async (t) => {
     const everything = await newQueue({ allPublicStreams: true });
     const own = await newQueue();
