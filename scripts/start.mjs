@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { parseArgs } from 'node:util';
-import { loadConfig, nodeOptionsFor, realmUrl } from '@zc/shared/config';
+import { loadConfig, nodeOptionsFor, realmUrl, SERVICE_NODE_FLAGS } from '@zc/shared/config';
 import { createPool, runMigrations } from '@zc/shared/db';
 import { createLogger } from '@zc/shared/logging';
 import { doCreateRealm, doCreateUser, doGrant, makeDeps, MIGRATIONS_DIR, realmStore } from '@zc/users/manage';
@@ -109,7 +109,7 @@ function spawn(service, index) {
   cluster.setupPrimary({
     exec: path.join(ROOT, 'services', service, 'dist', 'main.js'),
     silent: true,
-    execArgv: [...process.execArgv, ...(TRACING ? ['--import', PRELOAD] : [])],
+    execArgv: [...process.execArgv, ...SERVICE_NODE_FLAGS, ...(TRACING ? ['--import', PRELOAD] : [])],
   });
   const worker = cluster.fork({
     // Human-readable lines at a terminal, JSON when the output goes to a file or a pipe.

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { loadConfig, nodeOptionsFor } from '@zc/shared/config';
+import { loadConfig, nodeOptionsFor, SERVICE_NODE_FLAGS } from '@zc/shared/config';
 import { createLogger } from '@zc/shared/logging';
 import { testEnv } from '@zc/shared/testing';
 import { ApiClient } from '../client.js';
@@ -120,7 +120,7 @@ async function startProcesses(): Promise<Hello> {
       // --cpu-prof-dir=/tmp/prof` for one profile per service (written when it stops).
       const nodeArgs = (process.env.ZC_BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
       const nodeOptions = nodeOptionsFor(service, process.env.NODE_OPTIONS);
-      const child = spawn(process.execPath, [...nodeArgs, entry], {
+      const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...nodeArgs, entry], {
         stdio: ['ignore', 'ignore', 'inherit'],
         env: {
           ...process.env,

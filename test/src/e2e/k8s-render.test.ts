@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { parseAllDocuments, stringify } from 'yaml';
-import { SERVICE_NODE_OPTIONS } from '@zc/shared/config';
+import { SERVICE_NODE_FLAGS, SERVICE_NODE_OPTIONS } from '@zc/shared/config';
 
 t.setTimeout(180_000); // the first run builds the renderer (about 25 s)
 
@@ -207,6 +207,20 @@ t.test("each service runs with its own Node options, in the chart and the compos
   }
   const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as { services: Record<string, { environment?: Record<string, string> }> };
   for (const [service, options] of Object.entries(SERVICE_NODE_OPTIONS)) t.equal(compose.services[service]?.environment?.NODE_OPTIONS, options, `compose: ${service}`);
+});
+
+t.test("every service's process gets the command-line Node flags npm start gives it: the image's entry point has them, and nothing replaces it", async (t) => {
+  const entry = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(path.join(ROOT, 'deploy/Dockerfile'), 'utf8'))?.[1];
+  t.ok(entry, 'the Dockerfile has an exec-form ENTRYPOINT');
+  const argv = JSON.parse(entry ?? '[]') as string[];
+  t.equal(argv[0], 'node');
+  for (const flag of SERVICE_NODE_FLAGS) t.ok(argv.includes(flag), `entry point: ${flag}`);
+  const workloads = render(EXISTING_SECRET).filter((o) => o.kind === 'Deployment');
+  for (const d of workloads) {
+    for (const c of containersOf(d) as Array<{ name: string; command?: unknown }>) t.equal(c.command, undefined, `chart: ${d.metadata.name}/${c.name} keeps the entry point`);
+  }
+  const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as { services: Record<string, { entrypoint?: unknown; image?: string; build?: unknown }> };
+  for (const [name, svc] of Object.entries(compose.services)) t.equal(svc.entrypoint, undefined, `compose: ${name} keeps the entry point`);
 });
 
 t.test('Ingress: root and wildcard realm hosts, TLS, long-poll timeouts', async (t) => {

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '@zc/shared/config';
 import { freePort, waitPort } from './infra.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -73,7 +74,7 @@ export class Cluster {
   }
 
   private spawn(r: Replica): void {
-    const proc = spawn(process.execPath, [...this.nodeArgs, path.join(ROOT, 'services', r.service, 'dist', 'main.js')], {
+    const proc = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...this.nodeArgs, path.join(ROOT, 'services', r.service, 'dist', 'main.js')], {
       env: {
         ...process.env,
         ...this.env,
