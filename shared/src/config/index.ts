@@ -130,9 +130,10 @@ export const SERVICE_NODE_OPTIONS: Readonly<Record<string, string>> = {
  * splits its work over helper threads and the main thread waits for them; on a machine whose
  * cores are all busy (two cores shared by seven services, PostgreSQL, Redis and NATS, or a pod
  * held to its CPU limit) a helper thread may wait for a core while the request waits for it.
- * Paced fan-out (fanout-paced, 100 msg/s to 50, alternated runs on the project's 2-core
- * machine): delivery p50 41-49 ms without (6 runs), 24-47 ms with (7 runs, median 30); p99
- * 88-110 ms against 65-116 ms (median 74); CPU per delivery unchanged.
+ * Paced fan-out (fanout-paced, 100 msg/s to 50, alternated runs on the project's noisy 2-core
+ * machine, two series): delivery p50 median 42.9 ms without (10 runs), 32.5 ms with (11 runs);
+ * p99 median 95 against 80 ms; CPU per delivery and burst throughput unchanged. The first
+ * series alone showed a third off the p50, the second no clear difference: a modest gain.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--single-threaded-gc'];
 
