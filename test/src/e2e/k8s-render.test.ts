@@ -197,6 +197,12 @@ t.test('the gateway trusts the Ingress as its one proxy, and nobody without it',
   t.equal(trust({ ...EXISTING_SECRET, config: { trustProxy: '10.0.0.0/8' } }), '10.0.0.0/8');
 });
 
+/** deploy/docker-compose.yml, as much of it as these tests read. */
+const composeFile = () =>
+  parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as {
+    services: Record<string, { environment?: Record<string, string>; entrypoint?: unknown }>;
+  };
+
 t.test("each service runs with its own Node options, in the chart and the compose file as npm start gives them", async (t) => {
   const deployments = render(EXISTING_SECRET).filter((o) => o.kind === 'Deployment');
   t.ok(deployments.length >= 7, 'every service rendered');
@@ -205,7 +211,7 @@ t.test("each service runs with its own Node options, in the chart and the compos
     const options = containersOf(d)[0]?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value;
     t.equal(options, SERVICE_NODE_OPTIONS[service], `chart: ${service}`);
   }
-  const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as { services: Record<string, { environment?: Record<string, string> }> };
+  const compose = composeFile();
   for (const [service, options] of Object.entries(SERVICE_NODE_OPTIONS)) t.equal(compose.services[service]?.environment?.NODE_OPTIONS, options, `compose: ${service}`);
 });
 
@@ -219,7 +225,7 @@ t.test("every service's process gets the command-line Node flags npm start gives
   for (const d of workloads) {
     for (const c of containersOf(d) as Array<{ name: string; command?: unknown }>) t.equal(c.command, undefined, `chart: ${d.metadata.name}/${c.name} keeps the entry point`);
   }
-  const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'deploy/docker-compose.yml'), 'utf8'))[0]?.toJS() as { services: Record<string, { entrypoint?: unknown; image?: string; build?: unknown }> };
+  const compose = composeFile();
   for (const [name, svc] of Object.entries(compose.services)) t.equal(svc.entrypoint, undefined, `compose: ${name} keeps the entry point`);
 });
 

@@ -54,7 +54,6 @@ local term, maxEvents, maxBytes, nEvents = tonumber(ARGV[1]), tonumber(ARGV[2]),
 local seqs, origins, txids, jsons = {}, {}, {}, {}
 -- The fields read of each queue: its state, then the snapshot of every origin in this call.
 local fields = {'term', 'last_seq', 'next_id', 'bytes', 'polled', 'overflowed', 'pruned'}
-local SNAP0 = #fields
 local snapField = {}
 for i = 1, nEvents do
   local base = 1 + i * 4
