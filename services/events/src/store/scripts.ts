@@ -53,7 +53,7 @@ local UNPOLLED_SHARE = ${UNPOLLED_BYTES_SHARE}
 local term, maxEvents, maxBytes, nEvents = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local seqs, origins, txids, jsons = {}, {}, {}, {}
 -- The fields read of each queue: its state, then the snapshot of every origin in this call.
-local fields = {'term', 'last_seq', 'next_id', 'bytes', 'polled', 'overflowed', 'pruned'}
+local fields = {'term', 'last_seq', 'next_id', 'bytes', 'polled', 'overflowed', 'pruned', 'total'}
 local snapField = {}
 for i = 1, nEvents do
   local base = 1 + i * 4
@@ -78,6 +78,7 @@ local function appendTo(q)
   local lastTerm = tonumber(f[1] or '0')
   if lastTerm > term then return -3, 0 end
   local lastSeq, nextId, bytes, polled, pruned = tonumber(f[2] or '0'), tonumber(f[3]), tonumber(f[4] or '0'), f[5], tonumber(f[7] or '-1')
+  local total = tonumber(f[8] or '0')
   local newestSeq, appended = lastSeq, 0
   local list = ARGV[4 + nEvents * 4 + q]
   -- Most queues get one event: its number alone, read without a pattern or a new table.
@@ -95,7 +96,8 @@ local function appendTo(q)
       local at = snapField[origins[n]]
       local snap = at and txids[n] ~= '' and f[at]
       if not (snap and visible(tonumber(txids[n]), snap)) then
-        if not redis.call('XADD', stream, 'NOMKSTREAM', nextId .. '-1', 'e', jsons[n], 'o', origins[n], 't', txids[n]) then
+        total = total + #jsons[n]
+        if not redis.call('XADD', stream, 'NOMKSTREAM', nextId .. '-1', 'e', jsons[n], 'o', origins[n], 't', txids[n], 'c', total) then
           -- The stream vanished (expiry, eviction): the queue is dead, as a missing meta says.
           redis.call('DEL', meta, stream)
           return -1, 0
@@ -107,7 +109,7 @@ local function appendTo(q)
     end
   end
   if appended > 0 then
-    redis.call('HSET', meta, 'term', term, 'last_seq', newestSeq, 'next_id', nextId, 'bytes', bytes)
+    redis.call('HSET', meta, 'term', term, 'last_seq', newestSeq, 'next_id', nextId, 'bytes', bytes, 'total', total)
   elseif newestSeq > lastSeq then
     redis.call('HSET', meta, 'term', term, 'last_seq', newestSeq)
   elseif lastTerm < term then
@@ -144,19 +146,29 @@ local n = tonumber(ARGV[1])
 for i = 0, n - 1 do
   redis.call('HSET', meta, 'snap:' .. ARGV[2 + i * 2], ARGV[3 + i * 2])
 end
-local firstKept = nil
+-- For the acknowledgements' byte count (see the prelude's header): the total up to the
+-- acknowledged id, and the newest event deleted after it (its bytes have left 'bytes' already).
+local firstKept, totalBefore, deletedAfter = nil, nil, nil
 for _, entry in ipairs(redis.call('XRANGE', stream, '-', '+')) do
   local f = {}
   for j = 1, #entry[2], 2 do f[entry[2][j]] = entry[2][j + 1] end
   if alreadyInState(f['o'] or '', f['t'] or '') then
     redis.call('XDEL', stream, entry[1])
     redis.call('HINCRBY', meta, 'bytes', -#(f['e'] or ''))
+    if firstKept then deletedAfter = eventId(entry[1]) end
   elseif not firstKept then
     firstKept = eventId(entry[1])
+    totalBefore = f['c'] and (tonumber(f['c']) - #(f['e'] or ''))
   end
 end
-local acked = (firstKept or tonumber(redis.call('HGET', meta, 'next_id'))) - 1
-redis.call('HSET', meta, 'pruned', acked)
+local nextId, total = unpack(redis.call('HMGET', meta, 'next_id', 'total'))
+local acked = (firstKept or tonumber(nextId)) - 1
+if not firstKept then totalBefore = tonumber(total or '0') end
+if deletedAfter then
+  redis.call('HSET', meta, 'pruned', acked, 'ack_c', '', 'scan_until', deletedAfter)
+else
+  redis.call('HSET', meta, 'pruned', acked, 'ack_c', totalBefore and (acked .. ':' .. totalBefore) or '')
+end
 return acked
 `;
 

@@ -146,6 +146,68 @@ t.test('queue store', async (t) => {
     t.equal(await redis.hget(store.metaKey(r), 'bytes'), String(ev(2, '').json.length), 'events the /register state held are not counted');
   });
 
+  t.test('acknowledgements free exactly the bytes of what they acknowledge, however the events were written', async (t) => {
+    const meta = (q: string) => store.metaKey(q);
+    const sized = (seq: number, pad: number, txid: number | '' = '') => ev(seq, txid, 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(pad) });
+    const len = (e: QueuedEvent) => e.json.length;
+    const heartbeatLen = '{"type":"heartbeat"}'.length;
+    const bytes = async (q: string) => Number(await redis.hget(meta(q), 'bytes'));
+    const ack = async (q: string, last: number) => t.match(await polls.poll(q, 10, last, { mode: 'ack', max: 100 }), { status: 'ok' }, `acknowledged through ${last}`);
+
+    // From the totals: each acknowledgement leaves `ack_c` for the next.
+    const q = await newQueue();
+    await store.finishRegister(q, {});
+    t.equal(await redis.hget(meta(q), 'ack_c'), '-1:0');
+    const a = [sized(1, 10), sized(2, 200), sized(3, 35)];
+    await append(q, a);
+    t.equal(await polls.heartbeat(q), 3);
+    await append(q, [sized(4, 1)]);
+    t.equal(await bytes(q), a.reduce((n, e) => n + len(e), 0) + heartbeatLen + len(sized(4, 1)));
+    await ack(q, 1);
+    t.equal(await bytes(q), len(a[2] as QueuedEvent) + heartbeatLen + len(sized(4, 1)), 'the first two freed');
+    t.equal(await redis.hget(meta(q), 'ack_c'), `1:${len(a[0] as QueuedEvent) + len(a[1] as QueuedEvent)}`);
+    await ack(q, 3);
+    t.equal(await bytes(q), len(sized(4, 1)), 'then the third and the heartbeat');
+    await ack(q, 4);
+    t.equal(await bytes(q), 0, 'then everything');
+    t.same(await polls.poll(q, 10, 6, { mode: 'ack', max: 100 }), { status: 'missing', id: 6 }, 'an id not in the queue is refused as before');
+
+    // /register deleted an event after its acknowledged point: acknowledgements read the entries
+    // until they are past it, then the totals serve again.
+    const r = await newQueue();
+    const kept = [sized(1, 40, 12), sized(3, 70, ''), sized(4, 5, '')];
+    await append(r, [kept[0] as QueuedEvent, sized(2, 300, 11), kept[1] as QueuedEvent]);
+    t.equal(await store.finishRegister(r, { drafts: '10:14:12' }), -1, 'the first event is not in the state');
+    t.equal(await bytes(r), len(kept[0] as QueuedEvent) + len(kept[1] as QueuedEvent), 'the deleted one no longer counts');
+    t.equal(await redis.hget(meta(r), 'scan_until'), '1');
+    await ack(r, 0);
+    t.equal(await bytes(r), len(kept[1] as QueuedEvent), 'scanned: the deleted event is not freed twice');
+    t.equal(await redis.hget(meta(r), 'ack_c'), '', 'not past the deleted event yet');
+    await append(r, [kept[2] as QueuedEvent]);
+    await ack(r, 2);
+    t.equal(await bytes(r), len(kept[2] as QueuedEvent));
+    t.match(await redis.hget(meta(r), 'ack_c'), /^2:\d+$/, 'past it: the totals again');
+    await ack(r, 3);
+    t.equal(await bytes(r), 0);
+
+    // Entries and metas of an older writer (no `c`, no `ack_c`) are counted by reading them.
+    const old = await newQueue();
+    await store.finishRegister(old, {});
+    await append(old, [sized(1, 20)]);
+    await redis.hdel(meta(old), 'ack_c');
+    await redis.xadd(store.streamKey(old), '1-1', 'e', sized(2, 50).json, 'o', '', 't', '');
+    await redis.hset(meta(old), 'next_id', 2, 'bytes', len(sized(1, 20)) + len(sized(2, 50)));
+    await ack(old, 0);
+    t.equal(await bytes(old), len(sized(2, 50)));
+    await append(old, [sized(3, 7)]);
+    await ack(old, 1);
+    t.equal(await bytes(old), len(sized(3, 7)), 'an entry without its total');
+    t.equal(await redis.hget(meta(old), 'ack_c'), '');
+    await ack(old, 2);
+    t.equal(await bytes(old), 0);
+    t.match(await redis.hget(meta(old), 'ack_c'), /^2:\d+$/);
+  });
+
   t.test('a queue never polled holds a sixteenth of the byte budget; its first poll gives it the whole', async (t) => {
     const big = (seq: number) => ev(seq, '', 'drafts', { type: 'drafts', n: seq, pad: 'x'.repeat(380) });
     const size = big(1).json.length;
