@@ -7,7 +7,8 @@
  * FLUSHALL, eviction, expiry — is dead, and its leftover key is removed, so nothing ever
  * writes into a half-lost queue) and it has not overflowed. A stream entry's id is `<event id>-1`; its fields are `e` (event JSON without
  * id), `o` (origin service) and `t` (writing transaction id), the last two empty for events
- * that did not come from an outbox, and `c`: the bytes of event JSON appended to the queue up
+ * that did not come from an outbox and left out once /register has ended (FINISH_REGISTER is
+ * all that reads them), and `c`: the bytes of event JSON appended to the queue up
  * to this event, the meta's `total` after it (entries written before `c` existed lack it).
  *
  * Why `c`: the meta's `bytes` (event JSON held unacknowledged, for the per-queue budget) had

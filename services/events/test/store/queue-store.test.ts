@@ -163,6 +163,8 @@ t.test('queue store', async (t) => {
     t.equal(await polls.heartbeat(q), 3);
     await append(q, [sized(4, 1)]);
     t.equal(await bytes(q), a.reduce((n, e) => n + len(e), 0) + heartbeatLen + len(sized(4, 1)));
+    const fieldsOf = async (queueId: string, id: number) => ((await redis.xrange(store.streamKey(queueId), `${id}-1`, `${id}-1`))[0]?.[1] ?? []).filter((_, i) => i % 2 === 0);
+    t.same(await fieldsOf(q, 4), ['e', 'c'], 'after /register an entry keeps neither origin nor txid (only FINISH_REGISTER reads them)');
     await ack(q, 1);
     t.equal(await bytes(q), len(a[2] as QueuedEvent) + heartbeatLen + len(sized(4, 1)), 'the first two freed');
     t.equal(await redis.hget(meta(q), 'ack_c'), `1:${len(a[0] as QueuedEvent) + len(a[1] as QueuedEvent)}`);
@@ -177,6 +179,7 @@ t.test('queue store', async (t) => {
     const r = await newQueue();
     const kept = [sized(1, 40, 12), sized(3, 70, ''), sized(4, 5, '')];
     await append(r, [kept[0] as QueuedEvent, sized(2, 300, 11), kept[1] as QueuedEvent]);
+    t.same(await fieldsOf(r, 0), ['e', 'o', 't', 'c'], 'before /register ends it does');
     t.equal(await store.finishRegister(r, { drafts: '10:14:12' }), -1, 'the first event is not in the state');
     t.equal(await bytes(r), len(kept[0] as QueuedEvent) + len(kept[1] as QueuedEvent), 'the deleted one no longer counts');
     t.equal(await redis.hget(meta(r), 'scan_until'), '1');
