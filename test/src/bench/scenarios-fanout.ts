@@ -6,7 +6,7 @@
  *
  * - `fanout-paced`: `--opt rate=100` (default) messages/s for `--opt seconds=10` to a stream of
  *   `--opt members=50`. Delivery p50/p99 (budget: under 10 / 50 ms).
- * - `fanout-burst`: `--opt messages=2000` sent at once (at most `--opt connections=64` in
+ * - `fanout-burst`: `--opt messages=2000` sent at once (at most `--opt connections=128` in
  *   flight, see DEFAULT_BURST_CONNECTIONS); messages/s and deliveries/s until the last
  *   delivery (budget: at least the peer's, same run). `--opt queues=N` lets only N members
  *   long-poll (default: all but the sender): with 1, the figure is what the send path alone
@@ -470,12 +470,16 @@ const WARM_UP_SETTLED = 0.08;
 const WARM_UP_MAX_ROUNDS = 10;
 /**
  * Sends of the burst in flight at once. The peer's sender writes all 2,000 stanzas without
- * waiting for anything; an HTTP sender waits for each answer, so with few connections the figure
- * was the number in flight over the send's round trip, not what the server sustains: 16 gave
- * 467 / 504 msg/s where 32, 64, 128 and 256 gave 664-721, 810-838, 817-847 and 799 (same build,
- * 2026-11-27, `--opt ejabberd=off`). 64 is where more stopped buying more: the machine is busy.
+ * waiting for anything; an HTTP sender waits for each answer, so with too few connections the
+ * figure is the number in flight over the send's round trip, not what the server sustains. The
+ * default is where more stopped buying more, measured on two machines (`--opt ejabberd=off`,
+ * msg/s, same build each time):
+ * - 2026-11-27: 16 gave 467 / 504, 32 gave 664-721, 64 810-838, 128 817-847, 256 799;
+ * - 2026-11-28, a faster machine: 64 gave 1,200-1,397 (median 1,318 of five), 128 gave
+ *   1,527-1,618 (median 1,561 of five), 256 gave 1,509 / 1,514. The server also spent less
+ *   CPU per message with 128 (services 0.9-1.0 s per burst against 1.0-1.3): fuller batches.
  */
-const DEFAULT_BURST_CONNECTIONS = 64;
+const DEFAULT_BURST_CONNECTIONS = 128;
 
 /** Sends `n` warm-up messages (numbered from `from`) as the burst does and waits until their deliveries stop coming. */
 async function warmUpSends(live: LiveStream, n: number, from = 0): Promise<number> {
