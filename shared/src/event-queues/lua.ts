@@ -225,7 +225,8 @@ local st, f = stateWith('next_id', 'bytes', 'total')
 if st ~= 'ok' then return -1 end
 local id, size = tonumber(f[1] or '0'), #'{"type":"heartbeat"}'
 local total = tonumber(f[3] or '0') + size
-redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'o', '', 't', '', 'c', total)
+-- Without origin and txid: a poll parks, hence a heartbeat comes, only once /register has ended.
+redis.call('XADD', stream, id .. '-1', 'e', '{"type":"heartbeat"}', 'c', total)
 redis.call('HSET', meta, 'next_id', id + 1, 'bytes', tonumber(f[2] or '0') + size, 'total', total)
 return id
 `;

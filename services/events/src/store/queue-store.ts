@@ -197,9 +197,6 @@ export class QueueStore {
       last_connection: nowMs,
       next_id: 0,
       pruned: -1,
-      // No event yet: none of the bytes appended (lua.ts's header) are acknowledged.
-      total: 0,
-      ack_c: '-1:0',
       last_seq: 0,
       poll_gen: 0,
     };

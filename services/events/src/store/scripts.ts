@@ -173,11 +173,8 @@ end
 local nextId, total = unpack(redis.call('HMGET', meta, 'next_id', 'total'))
 local acked = (firstKept or tonumber(nextId)) - 1
 if not firstKept then totalBefore = tonumber(total or '0') end
-if deletedAfter then
-  redis.call('HSET', meta, 'pruned', acked, 'registered', '1', 'ack_c', '', 'scan_until', deletedAfter)
-else
-  redis.call('HSET', meta, 'pruned', acked, 'registered', '1', 'ack_c', totalBefore and (acked .. ':' .. totalBefore) or '')
-end
+local ackC = (not deletedAfter and totalBefore) and (acked .. ':' .. totalBefore) or ''
+redis.call('HSET', meta, 'pruned', acked, 'registered', '1', 'ack_c', ackC, 'scan_until', deletedAfter or -1)
 return acked
 `;
 
