@@ -163,7 +163,11 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     await tmux('kill-server').catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
-  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc}; echo ZT-EXIT=$?; sleep 60`;
+  // The client's standard error goes to a file: what its threads print there while urwid holds
+  // the screen (a start-up race's traceback, say) would scroll the screen under urwid, which
+  // redraws only the rows it believes changed, and leave stale text where the test looks.
+  const stderrFile = path.join(dir, 'client-stderr.txt');
+  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc} 2>${stderrFile}; echo ZT-EXIT=$?; sleep 60`;
   await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
 
   const clientLog = (f: string) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : '(none)');
@@ -180,6 +184,7 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
       .filter((line) => line.includes('HTTP/1.1'))
       .slice(-25)
       .join('\n'),
+    'standard error': clientLog('client-stderr.txt').slice(-3000),
   });
   /** The pane as text, without the blank ends of lines and of the screen (a CI log keeps it readable). */
   const screen = async (history = false) =>
@@ -188,16 +193,33 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
       .map((line) => line.trimEnd())
       .join('\n')
       .trimEnd();
+  /**
+   * Makes urwid rewrite every row: it redraws only the rows it believes changed, so text that
+   * something else wrote on the terminal stays until then. A change of width changes every row,
+   * as when a person resizes the window (the client has no redraw key of its own: its ^L is listed
+   * but unbound).
+   */
+  const repaint = async () => {
+    await tmux('resize-window', '-t', 'zt', '-x', '199');
+    await new Promise((r) => setTimeout(r, 500));
+    await tmux('resize-window', '-t', 'zt', '-x', '200');
+  };
   /** The client's dialog for an exception one of its threads met while running (it then carries on). */
   const EXCEPTION_POPUP = 'An exception occurred';
   /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
   const see = async (what: string, ...texts: Array<string | { not: string }>) => {
     const deadline = Date.now() + 20_000;
     let last = '';
+    let repainted = false;
     while (Date.now() < deadline) {
       last = await screen();
       if (last.includes(EXCEPTION_POPUP)) break;
       if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
+      if (!repainted && Date.now() > deadline - 10_000) {
+        repainted = true;
+        t.comment(`after 10 s the screen still lacks ${JSON.stringify(texts)}; repainting it in case a stray write left stale rows:\n${last}`);
+        await repaint();
+      }
       await new Promise((r) => setTimeout(r, 200));
     }
     t.fail(what, { screen: last, ...clientLogs() });
@@ -254,8 +276,9 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     const logs = clientLogs();
     t.equal(logs['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
     t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
-    // What the terminal shows now was printed outside urwid's screen: before its main loop took
-    // the screen, or after it gave it back. A crash of the client itself says "has crashed" (and
+    // What the terminal shows now was printed outside urwid's screen (before its main loop took
+    // the screen, or after it gave it back); with it, what the client wrote on standard error
+    // at any time. A crash of the client itself says "has crashed" (and
     // wrote the log above). CPython reports an exception of one of the client's background
     // threads as "Exception in thread ..." (or "Exception ignored in ..." at the interpreter's
     // exit). The one seen so far is the client's start-up race: its presence thread, answered
@@ -263,7 +286,7 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     // "_update_pipe")` in Controller.update_screen, whatever the answer held (a fast answer
     // only makes the window likelier). Such a report is kept in the test's output but not held
     // against the server; any other traceback fails.
-    const after = await screen(true);
+    const after = `${await screen(true)}\n${clientLog('client-stderr.txt')}`;
     const threadRace = /Exception in thread|Exception ignored in/.test(after);
     t.notMatch(after, /has crashed/, 'no crash report');
     if (threadRace) t.comment(`a background thread of the client raised outside its screen (its start-up or exit race):\n${after.slice(after.search(/Exception (in thread|ignored in)/))}`);
