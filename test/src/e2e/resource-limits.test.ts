@@ -51,7 +51,12 @@ function multipartPostOnce(url: string, auth: string, o: { totalBytes: number; d
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, sent }));
+      res.on('end', () => {
+        // The body was left unfinished: the connection cannot carry another request, and kept
+        // open it holds the system's teardown until the server gives up on the rest of the body.
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>, sent });
+      });
     });
     req.on('error', (e) => (answered ? undefined : reject(e)));
     const chunk = Buffer.alloc(64 * 1024, 0x61);
