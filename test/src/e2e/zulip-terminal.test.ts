@@ -128,6 +128,13 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   const vote = (who: Account, option: number) =>
     sys.client(who).post('/submessage', { message_id: poll.body.id as number, msg_type: 'widget', content: JSON.stringify({ type: 'vote', key: `canned,${option}`, vote: 1 }) });
   t.equal((await vote(desdemona, 0)).status, 200, 'a vote before the client starts');
+  // Hamlet has read the poll already (on another device, say). An unread one the client marks
+  // read when it shows it, and redraws it from the flags event in its event thread while a
+  // thread of its own may be reloading the same list: a race of the client's (once in CI:
+  // ValueError "... is not in list" from _update_rendered_view, the vote's redraw meanwhile).
+  // Reading in the client is the first test's; this one is about the poll and its votes.
+  const read = await sys.client(hamlet).post('/messages/flags', { messages: JSON.stringify([poll.body.id]), op: 'add', flag: 'read' });
+  t.equal(read.status, 200, 'the poll read beforehand');
 
   const { see, keys, type, quit, stillScreen } = await launchClient(t, sys, hamlet, unique);
   await see('the stream list', '# Platform');
@@ -137,8 +144,7 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   await type('Platform');
   await keys('Enter', 'Enter');
   await see('the poll with its question, options and the vote so far', 'Poll', `Who is there ${unique}?`, '[ 1 ] Bernardo', '[ 0 ] Francisco', '[ 0 ] Horatio');
-  // As a person would, the vote comes once the client has settled after opening the stream
-  // (it marks the poll read and redraws it from the flags event in threads of its own).
+  // As a person would, the vote comes once the client has settled after opening the stream.
   await stillScreen();
   // A queue of Hamlet's own beside the client's: when the client does not show the vote, this
   // tells a failure of the server's delivery from one of the client's drawing.
