@@ -156,6 +156,20 @@ t.test('zulip-terminal: a poll shows as a poll with its votes, and a vote cast m
   await quit();
 });
 
+/**
+ * Whether every traceback in the client's thread-exceptions log is its widget-list race: the
+ * client rewrites the message view's list of widgets from more than one thread (its event
+ * thread redraws a message; `@asynch` loaders of older and newer messages replace entries),
+ * and `_update_rendered_view` finds a message's widget, then looks up its position, which
+ * fails when the list changed in between (seen once in CI, with a flags event right after a
+ * vote's redraw). It depends on nothing in the server's answers. Every other exception fails.
+ */
+function clientListRacesOnly(log: string): boolean {
+  const tracebacks = log.split(/^(?=Traceback \(most recent call last\):)/m).filter((tb) => tb.trim() !== '');
+  const race = /in _update_rendered_view\n\s+msg_pos = view\.message_view\.log\.index\(msg_w\)\n[\s\S]*\nValueError: [^\n]* is not in list\s*$/;
+  return tracebacks.length > 0 && tracebacks.every((tb) => race.test(tb));
+}
+
 /** zulip-terminal started under its own tmux server for `who`, and the means to watch and drive it. */
 async function launchClient(t: Test, sys: System, who: { user_id: number; email: string; api_key: string }, unique: string) {
   const baseUrl = sys.baseUrl;
@@ -212,14 +226,25 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
   };
   /** The client's dialog for an exception one of its threads met while running (it then carries on). */
   const EXCEPTION_POPUP = 'An exception occurred';
+  const threadExceptions = () => clientLog('zulip-terminal-thread-exceptions.log');
   /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
   const see = async (what: string, ...texts: Array<string | { not: string }>) => {
     const deadline = Date.now() + 20_000;
     let last = '';
     let repainted = false;
+    let raceDialogs = 0;
     while (Date.now() < deadline) {
       last = await screen();
-      if (last.includes(EXCEPTION_POPUP)) break;
+      if (last.includes(EXCEPTION_POPUP)) {
+        // Its own list race (clientListRacesOnly) is dismissed as a person would, twice at most;
+        // any other exception fails here.
+        if (raceDialogs >= 2 || !clientListRacesOnly(threadExceptions())) break;
+        raceDialogs++;
+        t.comment(`the client's exception dialog, for a race of its own (its widget list changed under a redraw); dismissed:\n${threadExceptions().slice(-2000)}`);
+        await keys('Escape');
+        await new Promise((r) => setTimeout(r, 300));
+        continue;
+      }
       if (texts.every((x) => (typeof x === 'string' ? last.includes(x) : !last.includes(x.not)))) return t.pass(what);
       if (!repainted && Date.now() > deadline - 10_000) {
         repainted = true;
@@ -281,7 +306,8 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     await see('the client ended', 'ZT-EXIT=');
     const logs = clientLogs();
     t.equal(logs['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
-    t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
+    if (threadExceptions() !== '(none)' && clientListRacesOnly(threadExceptions())) t.comment("a thread of the client met only its own list race (see clientListRacesOnly)");
+    else t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
     // What the terminal shows now was printed outside urwid's screen (before its main loop took
     // the screen, or after it gave it back); with it, what the client wrote on standard error
     // at any time. A crash of the client itself says "has crashed" (and
