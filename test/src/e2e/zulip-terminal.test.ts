@@ -186,11 +186,13 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
   // The client's standard error goes to a file: what its threads print there while urwid holds
   // the screen (a start-up race's traceback, say) would scroll the screen under urwid, which
   // redraws only the rows it believes changed, and leave stale text where the test looks.
-  const stderrFile = path.join(dir, 'client-stderr.txt');
-  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc} 2>${stderrFile}; echo ZT-EXIT=$?; sleep 60`;
+  const STDERR_LOG = 'client-stderr.txt';
+  const command = `cd ${dir} && PYTHONPATH=${CLIENT_DIR}:${PYTHON_API_DIR} ${PYTHON} -m zulipterminal.cli.run -c ${rc} 2>${path.join(dir, STDERR_LOG)}; echo ZT-EXIT=$?; sleep 60`;
   await tmux('new-session', '-d', '-x', '200', '-y', '50', '-s', 'zt', command);
 
   const clientLog = (f: string) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'utf8') : '(none)');
+  /** The tracebacks of exceptions the client's threads met while it ran (it shows each in a dialog and carries on). */
+  const threadExceptions = () => clientLog('zulip-terminal-thread-exceptions.log');
   /**
    * The client's own logs (it writes them in its working directory), for a failure's diagnosis:
    * its crash log, the exceptions its threads reported, and its last requests (the event
@@ -198,13 +200,13 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
    */
   const clientLogs = () => ({
     'zulip-terminal-tracebacks.log': clientLog('zulip-terminal-tracebacks.log').slice(-3000),
-    'zulip-terminal-thread-exceptions.log': clientLog('zulip-terminal-thread-exceptions.log').slice(-3000),
+    'zulip-terminal-thread-exceptions.log': threadExceptions().slice(-3000),
     'zulip-terminal-API-requests.log (last requests)': clientLog('zulip-terminal-API-requests.log')
       .split('\n')
       .filter((line) => line.includes('HTTP/1.1'))
       .slice(-25)
       .join('\n'),
-    'standard error': clientLog('client-stderr.txt').slice(-3000),
+    'standard error': clientLog(STDERR_LOG).slice(-3000),
   });
   /** The pane as text, without the blank ends of lines and of the screen (a CI log keeps it readable). */
   const screen = async (history = false) =>
@@ -226,7 +228,6 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
   };
   /** The client's dialog for an exception one of its threads met while running (it then carries on). */
   const EXCEPTION_POPUP = 'An exception occurred';
-  const threadExceptions = () => clientLog('zulip-terminal-thread-exceptions.log');
   /** Waits until the screen shows every one of `texts` (and none of the `not` ones); fails with the screen and the client's logs. */
   const see = async (what: string, ...texts: Array<string | { not: string }>) => {
     const deadline = Date.now() + 20_000;
@@ -306,19 +307,18 @@ async function launchClient(t: Test, sys: System, who: { user_id: number; email:
     await see('the client ended', 'ZT-EXIT=');
     const logs = clientLogs();
     t.equal(logs['zulip-terminal-tracebacks.log'], '(none)', 'no traceback log');
-    if (threadExceptions() !== '(none)' && clientListRacesOnly(threadExceptions())) t.comment("a thread of the client met only its own list race (see clientListRacesOnly)");
+    if (clientListRacesOnly(threadExceptions())) t.comment("a thread of the client met only its own list race (see clientListRacesOnly)");
     else t.equal(logs['zulip-terminal-thread-exceptions.log'], '(none)', 'no thread of the client met an exception while it ran');
     // What the terminal shows now was printed outside urwid's screen (before its main loop took
     // the screen, or after it gave it back); with it, what the client wrote on standard error
-    // at any time. A crash of the client itself says "has crashed" (and
-    // wrote the log above). CPython reports an exception of one of the client's background
+    // at any time. A crash of the client itself says "has crashed" (and wrote the log above). CPython reports an exception of one of the client's background
     // threads as "Exception in thread ..." (or "Exception ignored in ..." at the interpreter's
     // exit). The one seen so far is the client's start-up race: its presence thread, answered
     // before the main loop exists, redraws the Users panel and trips `assert hasattr(self,
     // "_update_pipe")` in Controller.update_screen, whatever the answer held (a fast answer
     // only makes the window likelier). Such a report is kept in the test's output but not held
     // against the server; any other traceback fails.
-    const after = `${await screen(true)}\n${clientLog('client-stderr.txt')}`;
+    const after = `${await screen(true)}\n${clientLog(STDERR_LOG)}`;
     const threadRace = /Exception in thread|Exception ignored in/.test(after);
     t.notMatch(after, /has crashed/, 'no crash report');
     if (threadRace) t.comment(`a background thread of the client raised outside its screen (its start-up or exit race):\n${after.slice(after.search(/Exception (in thread|ignored in)/))}`);
