@@ -12,6 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runStep, Targets, type ResponseCheck, type StepResult } from './load.js';
+import { PollClient } from './poll-client.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The whole server: the file's bytes as every answer, once the request's body is read (so a POST is like a ping).
 const SERVER = `
@@ -48,6 +51,98 @@ export async function floorStep(body: string, o: { rate: number; durationSeconds
       await targets.close();
     }
   } finally {
+    child.stdin?.end();
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The whole long-poll server: it parks every request and, every `tickMs`, answers all the
+ * parked ones with the file's bytes, as a gateway answers the polls one message woke. On the
+ * line `start` it notes its CPU; on `stop` it prints its answers and CPU since as JSON.
+ */
+const LONG_POLL_SERVER = `
+const http = require('node:http');
+const body = require('node:fs').readFileSync(process.argv[1]);
+const parked = [];
+let answered = 0;
+const server = http.createServer((req, res) => { req.resume(); parked.push(res); });
+server.keepAliveTimeout = 75000;
+setInterval(() => {
+  for (const res of parked.splice(0)) {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length, 'cache-control': 'private, no-store' });
+    res.end(body);
+    answered++;
+  }
+}, Number(process.argv[2]));
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+let from;
+require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+  if (l === 'start') from = { cpu: process.cpuUsage(), answered };
+  if (l === 'stop' && from) {
+    const c = process.cpuUsage(from.cpu);
+    console.log(JSON.stringify({ answers: answered - from.answered, cpuUs: c.user + c.system }));
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+`;
+
+export interface LongPollFloor {
+  /** Answers the bare server gave in the timed window. */
+  answers: number;
+  /** Its CPU (user + system) per answer in that window, µs. */
+  cpuUsPerAnswer: number;
+}
+
+/**
+ * What a poll answer costs a bare Node HTTP server in a fan-out's shape on this machine:
+ * `connections` clients long-poll it (PollClient, each answer parsed, as the scenario's
+ * clients do) and every `tickMs` it answers every parked poll with `body`. The server's own
+ * CPU per answer over `seconds`, after `warmSeconds` untimed, is the floor under any Node
+ * gateway that answers a poll per delivery; the scenario's gateway CPU per delivery set
+ * against it says how much is ours and how much is the machine's.
+ */
+export async function longPollFloor(body: string, o: { connections: number; tickMs: number; seconds: number; warmSeconds?: number }): Promise<LongPollFloor> {
+  const dir = mkdtempSync(join(tmpdir(), 'zc-floor-'));
+  const file = join(dir, 'answer.json');
+  writeFileSync(file, body);
+  const child = spawn(process.execPath, ['-e', LONG_POLL_SERVER, file, String(o.tickMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const clients: PollClient[] = [];
+  let polling = true;
+  let failure: Error | undefined;
+  try {
+    const port = Number((await lines.next()).value);
+    const url = new URL(`http://127.0.0.1:${port}`);
+    const loops = Array.from({ length: o.connections }, async () => {
+      const client = new PollClient(url, {});
+      clients.push(client);
+      while (polling) {
+        try {
+          const r = await client.get('/');
+          if (r.status !== 200) throw new Error(`the bare server answered ${r.status}`);
+          JSON.parse(r.body);
+        } catch (err) {
+          if (polling) failure ??= err as Error;
+          return;
+        }
+      }
+    });
+    await sleep((o.warmSeconds ?? 1) * 1000);
+    child.stdin?.write('start\n');
+    await sleep(o.seconds * 1000);
+    child.stdin?.write('stop\n');
+    const result = JSON.parse(String((await lines.next()).value)) as { answers: number; cpuUs: number };
+    polling = false;
+    for (const c of clients) c.close();
+    await Promise.all(loops);
+    if (failure) throw failure;
+    if (result.answers === 0) throw new Error('the bare long-poll server answered nothing');
+    return { answers: result.answers, cpuUsPerAnswer: result.cpuUs / result.answers };
+  } finally {
+    polling = false;
+    for (const c of clients) c.close();
     child.stdin?.end();
     child.kill();
     rmSync(dir, { recursive: true, force: true });

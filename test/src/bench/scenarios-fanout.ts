@@ -20,6 +20,13 @@
  *   Thirty sends, not five: with five the p50 was the third-fastest send, and it moved from
  *   73 to 113 ms between runs of the same build, across the budget; thirty take ~45 s.
  *
+ * `fanout-paced` then measures the shape's floor on this machine (floor.ts, longPollFloor): a
+ * bare Node HTTP server answering as many long-polls, all at once every 1000/rate ms, with one
+ * of the run's own answers; its CPU per answer, and the gateway's CPU per delivery against it,
+ * are reported (`--opt floor=off` skips it). Where waking a process is dear (a paravirtualised
+ * guest: 2026-11-28's machine spent 90 µs of CPU on an empty 10 ms timer tick), much of a
+ * delivery's cost is the machine's, and this says how much.
+ *
  * With ZC_DELIVERY_TRACE=1 in the environment (the bench system's services inherit it), the
  * paced and burst scenarios also print where each delivery's time went, hop by hop (see
  * hopSummaries), and keep it in the JSON (`details.hops`).
@@ -36,6 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { createPool } from '@zc/shared/db';
+import { longPollFloor } from './floor.js';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
 import { basicAuth } from './load.js';
 import { PollClient } from './poll-client.js';
@@ -58,6 +66,8 @@ interface LiveStream {
   send(i: number, o?: { warmUp?: boolean }): Promise<{ status: number; body: string }>;
   /** Deliveries seen so far (warm-up sends not counted), and each message's arrival times (ms, performance.now()). */
   delivered(): number;
+  /** The body of a poll answer that carried one timed message, as the gateway sent it (for the long-poll floor). */
+  sampleAnswer(): string | undefined;
   /** Deliveries of warm-up sends seen so far. */
   warmUpDelivered(): number;
   arrivals: Map<number, number[]>;
@@ -152,6 +162,7 @@ async function openLiveStream(
   const traces: DeliveryTrace[] = [];
   let delivered = 0;
   let warmUpDelivered = 0;
+  let sampleAnswer: string | undefined;
   let polling = true;
   const clients: PollClient[] = [];
   const loops = receivers.map(async (m, i) => {
@@ -165,6 +176,7 @@ async function openLiveStream(
         const body = JSON.parse(r.body) as { events?: Array<{ id: number; type: string; message?: { content: string }; zc_trace?: DeliveryTrace['event'] }> };
         const now = performance.now();
         const gatewayTrace = r.header;
+        if (body.events?.length === 1 && body.events[0]?.message?.content.startsWith(CONTENT_PREFIX)) sampleAnswer = r.body;
         for (const e of body.events ?? []) {
           q.lastEventId = Math.max(q.lastEventId, e.id);
           const content = e.message?.content ?? '';
@@ -199,6 +211,7 @@ async function openLiveStream(
       return { status: r.statusCode, body: await r.body.text() };
     },
     delivered: () => delivered,
+    sampleAnswer: () => sampleAnswer,
     warmUpDelivered: () => warmUpDelivered,
     arrivals,
     traces,
@@ -577,6 +590,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
+  const floor = mode === 'paced' ? await pacedFloor(ctx, live, rate) : undefined;
   const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warm.sends > 0 ? ` (after ${warm.sends} warm-up sends)` : ''}`;
   const headlines: Headline[] = [
     ...(mode === 'paced'
@@ -592,6 +606,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
     { label: 'deliveries lost', value: expected - delivered, unit: '', budget: { op: '<=', value: 0 } },
     ...(Object.keys(failures).length ? [{ label: `sends failed: ${JSON.stringify(failures)}`, value: Object.values(failures).reduce((a, b) => a + b, 0), unit: '' }] : []),
     ...c.headlines,
+    ...floorHeadlines(floor, c.byServiceUs.gateway, live.queues, rate),
     ...peerHeadlines(peer, { p50: hist.p50, p99: hist.p99, ...(mode === 'burst' ? { msgsPerS, deliveriesPerS } : {}), ...(c.perDeliveryMs !== undefined ? { cpuMs: c.perDeliveryMs } : {}) }),
   ];
   return {
@@ -616,8 +631,42 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       cpu_us_per_delivery_by_service: c.byServiceUs,
       ...(hops ? { hops } : {}),
       ejabberd: peer.peer ?? { skipped: peer.skipped },
+      ...(floor ? { long_poll_floor: floor } : {}),
     },
   };
+}
+
+/**
+ * The paced shape's floor on this machine (floor.ts): a bare Node HTTP server answering as
+ * many long-polls, all at once every 1000/rate ms, with an answer of ours. On a machine where
+ * waking a process is dear, it tells how much of the gateway's CPU per delivery no Node gateway
+ * answering a poll per delivery could save. `--opt floor=off` skips it.
+ */
+async function pacedFloor(ctx: BenchContext, live: LiveStream, rate: number): Promise<{ skipped: string } | { answers: number; cpu_us_per_answer: number; connections: number; tick_ms: number; answer_bytes: number }> {
+  if (ctx.options.extra.floor === 'off') return { skipped: 'long-poll floor off (--opt floor=off)' };
+  const body = live.sampleAnswer();
+  if (!body) return { skipped: 'no poll answer with one message to serve' };
+  const tickMs = 1000 / rate;
+  let f: Awaited<ReturnType<typeof longPollFloor>>;
+  try {
+    f = await longPollFloor(body, { connections: live.queues, tickMs, seconds: 5, warmSeconds: 1 });
+  } catch (err) {
+    // The scenario's own figures stand without it.
+    return { skipped: `long-poll floor failed: ${(err as Error).message}` };
+  }
+  const bytes = Buffer.byteLength(body);
+  ctx.log(`long-poll floor: a bare Node server answering ${live.queues} polls every ${round(tickMs, 1)} ms with one of our answers (${bytes} bytes): ${round(f.cpuUsPerAnswer, 1)} µs CPU per answer (${f.answers} answers)`);
+  return { answers: f.answers, cpu_us_per_answer: round(f.cpuUsPerAnswer, 1), connections: live.queues, tick_ms: tickMs, answer_bytes: bytes };
+}
+
+function floorHeadlines(floor: Awaited<ReturnType<typeof pacedFloor>> | undefined, gatewayUs: number | undefined, queues: number, rate: number): Headline[] {
+  if (!floor) return [];
+  if ('skipped' in floor) return [{ label: `long-poll floor: ${floor.skipped}`, value: 0, unit: '' }];
+  const label = `long-poll floor: a bare Node server answering ${queues} parked polls every ${round(1000 / rate, 1)} ms, CPU per answer`;
+  return [
+    { label, value: floor.cpu_us_per_answer, unit: 'µs' },
+    ...(gatewayUs !== undefined ? [{ label: 'gateway CPU per delivery / the floor per answer', value: round(gatewayUs / floor.cpu_us_per_answer, 1), unit: '×' }] : []),
+  ];
 }
 
 const paced = defineScenario({
