@@ -6,7 +6,6 @@
  * generator's own reading of the answers, the scheduler), not the server's work.
  */
 import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,15 +28,40 @@ process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
 
-/** One step (after `warmSeconds` untimed) against the bare server answering `body`. */
-export async function floorStep(body: string, o: { rate: number; durationSeconds: number; warmSeconds?: number; check?: ResponseCheck; checkEvery?: number }): Promise<StepResult> {
+interface BareServer {
+  port: number;
+  /** What the server prints after its port, line by line. */
+  lines: AsyncIterator<string>;
+  /** A line to the server's standard input. */
+  tell(line: string): void;
+}
+
+/**
+ * Runs `use` against `script`, a bare server in a process of its own that answers the bytes
+ * of `body` (its first argument, a file; `args` follow) and prints its port first; the
+ * process and the file are gone afterwards.
+ */
+async function withBareServer<T>(script: string, body: string, args: readonly string[], use: (s: BareServer) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'zc-floor-'));
   const file = join(dir, 'answer.json');
   writeFileSync(file, body);
-  const child = spawn(process.execPath, ['-e', SERVER, file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, file, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   try {
-    const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
-    const targets = new Targets([`http://127.0.0.1:${Number(line)}`]);
+    const port = Number((await lines.next()).value);
+    if (!Number.isInteger(port)) throw new Error('the bare server did not start');
+    return await use({ port, lines, tell: (line) => void child.stdin?.write(`${line}\n`) });
+  } finally {
+    child.stdin?.end();
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One step (after `warmSeconds` untimed) against the bare server answering `body`. */
+export async function floorStep(body: string, o: { rate: number; durationSeconds: number; warmSeconds?: number; check?: ResponseCheck; checkEvery?: number }): Promise<StepResult> {
+  return withBareServer(SERVER, body, [], async ({ port }) => {
+    const targets = new Targets([`http://127.0.0.1:${port}`]);
     try {
       const target = {
         name: `bare Node server, the same ${Math.round(Buffer.byteLength(body) / 1000)} KB`,
@@ -50,11 +74,7 @@ export async function floorStep(body: string, o: { rate: number; durationSeconds
     } finally {
       await targets.close();
     }
-  } finally {
-    child.stdin?.end();
-    child.kill();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -104,17 +124,11 @@ export interface LongPollFloor {
  * against it says how much is ours and how much is the machine's.
  */
 export async function longPollFloor(body: string, o: { connections: number; tickMs: number; seconds: number; warmSeconds?: number }): Promise<LongPollFloor> {
-  const dir = mkdtempSync(join(tmpdir(), 'zc-floor-'));
-  const file = join(dir, 'answer.json');
-  writeFileSync(file, body);
-  const child = spawn(process.execPath, ['-e', LONG_POLL_SERVER, file, String(o.tickMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const clients: PollClient[] = [];
-  let polling = true;
-  let failure: Error | undefined;
-  try {
-    const port = Number((await lines.next()).value);
+  return withBareServer(LONG_POLL_SERVER, body, [String(o.tickMs)], async ({ port, lines, tell }) => {
     const url = new URL(`http://127.0.0.1:${port}`);
+    const clients: PollClient[] = [];
+    let polling = true;
+    let failure: Error | undefined;
     const loops = Array.from({ length: o.connections }, async () => {
       const client = new PollClient(url, {});
       clients.push(client);
@@ -129,22 +143,21 @@ export async function longPollFloor(body: string, o: { connections: number; tick
         }
       }
     });
-    await sleep((o.warmSeconds ?? 1) * 1000);
-    child.stdin?.write('start\n');
-    await sleep(o.seconds * 1000);
-    child.stdin?.write('stop\n');
-    const result = JSON.parse(String((await lines.next()).value)) as { answers: number; cpuUs: number };
-    polling = false;
-    for (const c of clients) c.close();
-    await Promise.all(loops);
+    let result: { answers: number; cpuUs: number };
+    try {
+      await sleep((o.warmSeconds ?? 1) * 1000);
+      tell('start');
+      await sleep(o.seconds * 1000);
+      tell('stop');
+      result = JSON.parse(String((await lines.next()).value)) as { answers: number; cpuUs: number };
+    } finally {
+      polling = false;
+      for (const c of clients) c.close();
+      await Promise.all(loops);
+    }
+    // A client that failed while polling makes the figure meaningless.
     if (failure) throw failure;
     if (result.answers === 0) throw new Error('the bare long-poll server answered nothing');
     return { answers: result.answers, cpuUsPerAnswer: result.cpuUs / result.answers };
-  } finally {
-    polling = false;
-    for (const c of clients) c.close();
-    child.stdin?.end();
-    child.kill();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
