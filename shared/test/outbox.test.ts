@@ -34,8 +34,8 @@ async function outboxFixture(t: Parameters<typeof testEnv>[0], schema: string, n
   return { env, log, pool, bus, close };
 }
 
-const until = async (ok: () => boolean | Promise<boolean>, what: string) => {
-  for (let i = 0; i < 400; i++) {
+const until = async (ok: () => boolean | Promise<boolean>, what: string, withinMs = 10_000) => {
+  for (let i = 0; i < withinMs / 25; i++) {
     if (await ok()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -296,6 +296,104 @@ t.test('outbox writes that wake their relay themselves (LocalOutboxWake)', async
     t.same(received, [1, 2, 3]);
     await probe();
     t.ok(heard.includes(`${QUIET_SCHEMA}_outbox`), 'the write sent its NOTIFY');
+  });
+});
+
+const HANDED_SCHEMA = 'relayhanded';
+const handedThing = event('relayhanded.evt.v1.thing.happened', Type.Object({ n: Type.Integer(), text: Type.String() }));
+
+t.test('rows handed over by their writer (LocalOutboxWake.written with rows)', async (t) => {
+  const { log, pool, bus, close } = await outboxFixture(t, HANDED_SCHEMA, 'outbox-handed-test');
+  // No polling: a pass starts on `written` only (its read then dates from that moment).
+  const relay = startOutboxRelay({ pool, schema: HANDED_SCHEMA, bus, log, pollMs: 600_000 });
+  t.teardown(async () => {
+    await relay.stop();
+    await close();
+  });
+  const received: Array<{ n: number; text: string }> = [];
+  await bus.consume([handedThing], { durable: 'outbox-handed-test' }, async (_subject, payload) => {
+    received.push(payload as { n: number; text: string });
+  });
+  await until(() => relay.leading, 'the relay leading');
+  const pending = async () => Number((await pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${HANDED_SCHEMA}.outbox`)).rows[0]?.n);
+
+  /**
+   * Writes row `n` quietly (no NOTIFY) with the text 'stored', and answers the row as its
+   * writer would hand it over, with the text 'handed': what the consumer gets shows whether the
+   * relay published the handed row or read the stored one.
+   */
+  const writeQuietly = async (n: number) => {
+    const { rows } = await transaction(pool, async (tx) => {
+      await tx.query("SELECT set_config('zc.outbox_quiet', 'on', true)");
+      return tx.query<{ id: number; txid: number }>(`INSERT INTO ${HANDED_SCHEMA}.outbox(subject, payload) VALUES ($1, $2) RETURNING id, txid`, [handedThing.subject, JSON.stringify({ n, text: 'stored' })]);
+    });
+    const row = rows[0] as { id: number; txid: number };
+    return { id: Number(row.id), txid: Number(row.txid), subject: handedThing.subject, payload: JSON.stringify({ n, text: 'handed' }), trace_carrier: null };
+  };
+
+  t.test('before the relay has read anything, a handed row is read like any other', async (t) => {
+    relay.written([await writeQuietly(1)]);
+    await until(() => received.length === 1, 'the first row');
+    t.same(received, [{ n: 1, text: 'stored' }]);
+  });
+
+  t.test('a row that follows on from what was read is published as handed, without a read', async (t) => {
+    relay.written([await writeQuietly(2)]);
+    relay.written([await writeQuietly(3), await writeQuietly(4)]);
+    await until(() => received.length === 4, 'rows 2 to 4');
+    t.same(received.slice(1), [2, 3, 4].map((n) => ({ n, text: 'handed' })));
+    t.ok((await pending()) > 0, 'published rows wait for the next pass to delete them');
+    await relay.flush();
+    t.equal(await pending(), 0, 'the next pass deletes them');
+    t.equal(received.length, 4, 'and publishes nothing again');
+  });
+
+  t.test('a row nobody handed over, in between, makes the relay read, in id order', async (t) => {
+    await writeQuietly(5);
+    relay.written([await writeQuietly(6)]);
+    await until(() => received.length === 6, 'rows 5 and 6');
+    t.same(received.slice(4), [5, 6].map((n) => ({ n, text: 'stored' })));
+  });
+
+  t.test('a NOTIFY (another writer committed) makes the relay read', async (t) => {
+    const handed = await writeQuietly(7);
+    await transaction(pool, (tx) => addToOutbox(tx, HANDED_SCHEMA, handedThing, { n: 8, text: 'loud' }));
+    await until(() => received.length === 8, 'rows 7 and 8 after the NOTIFY');
+    relay.written([handed]);
+    await relay.flush();
+    t.same(received.slice(6), [{ n: 7, text: 'stored' }, { n: 8, text: 'loud' }], 'row 7 read, and not published again when handed late');
+  });
+
+  t.test('a read older than the lease makes the relay read again', async (t) => {
+    relay.written([await writeQuietly(9)]);
+    await until(() => received.length === 9, 'row 9');
+    t.same(received[8], { n: 9, text: 'handed' });
+    await new Promise((r) => setTimeout(r, 3_600));
+    relay.written([await writeQuietly(10)]);
+    await until(() => received.length === 10, 'row 10');
+    t.same(received[9], { n: 10, text: 'stored' });
+  });
+
+  t.test('a handed row below one already read (its transaction committed later) makes the relay read', async (t) => {
+    // Row 11 takes its id first and commits last.
+    const slow = await pool.connect();
+    t.teardown(() => slow.release());
+    await slow.query('BEGIN');
+    await slow.query("SELECT set_config('zc.outbox_quiet', 'on', true)");
+    const { rows } = await slow.query<{ id: number; txid: number }>(`INSERT INTO ${HANDED_SCHEMA}.outbox(subject, payload) VALUES ($1, $2) RETURNING id, txid`, [
+      handedThing.subject,
+      JSON.stringify({ n: 11, text: 'stored' }),
+    ]);
+    const before = received.length;
+    relay.written([await writeQuietly(12)]);
+    await until(() => received.length === before + 1, 'row 12');
+    t.same(received[before], { n: 12, text: 'stored' }, 'row 12 read (the gap of row 11)');
+    await slow.query('COMMIT');
+    const row = rows[0] as { id: number; txid: number };
+    relay.written([{ id: Number(row.id), txid: Number(row.txid), subject: handedThing.subject, payload: JSON.stringify({ n: 11, text: 'handed' }), trace_carrier: null }]);
+    // Left unread, it would go out only when the idle leader's session ends (5 s) and a new one reads.
+    await until(() => received.length === before + 2, 'row 11', 3_000);
+    t.same(received[before + 1], { n: 11, text: 'stored' }, 'row 11 read, not left for the next poll');
   });
 });
 

@@ -101,12 +101,34 @@ export interface OutboxCoalescing {
  * Such a transaction sets `zc.outbox_quiet` to 'on' locally (set_config(..., true)), which the
  * outbox trigger reads. Nothing is lost when leadership moves meanwhile: `written` then
  * notifies the new leader itself, and every relay also polls.
+ *
+ * The writer may also hand over the rows it committed (`HandedOutboxRow`), so that the relay
+ * need not read them back: see `written`.
  */
 export interface LocalOutboxWake {
   /** Whether this replica leads its relay now: only then may a write leave its NOTIFY out. */
   readonly leading: boolean;
-  /** A write that left its NOTIFY out has committed: relay it now. */
-  written(): void;
+  /**
+   * A write that left its NOTIFY out has committed: relay it now. `rows`, when given, are
+   * every row that write put in the outbox, in id order, exactly as stored (the payload's JSON
+   * may differ in spacing and key order, not in value). The relay publishes them as they are,
+   * without a round trip to read them, when nothing can come between them and what it has
+   * already read: their ids follow on from the highest id it has seen, and its own session
+   * read the outbox within the poll interval (which also bounds how long published rows wait
+   * for their delete, and proves the lock is still held). Otherwise it reads, as without rows.
+   */
+  written(rows?: readonly HandedOutboxRow[]): void;
+}
+
+/** A committed outbox row as its writer knows it (see LocalOutboxWake.written). */
+export interface HandedOutboxRow {
+  id: number;
+  /** The writing transaction's id (the row's `txid`). */
+  txid: number;
+  subject: string;
+  /** The payload's JSON text. */
+  payload: string;
+  trace_carrier: Record<string, string> | null;
 }
 
 export interface RelayHandle extends LocalOutboxWake {
@@ -117,14 +139,8 @@ export interface RelayHandle extends LocalOutboxWake {
   flush(): Promise<void>;
 }
 
-interface OutboxRow {
-  id: number;
-  txid: number;
-  subject: string;
-  /** The JSON text as stored: published as is, never parsed here. */
-  payload: string;
-  trace_carrier: Record<string, string> | null;
-}
+/** A row as the relay reads it: the JSON text as stored, published as is, never parsed here. */
+type OutboxRow = HandedOutboxRow;
 
 /** Rows relayed per pass at most. */
 const RELAY_BATCH = 500;
@@ -174,6 +190,12 @@ export function startOutboxRelay(opts: {
   let wake: (() => void) | undefined;
   // Set by a NOTIFY that arrives while a pass is running, so the next pass starts at once.
   let dirty = false;
+  // Rows handed over by writers of this process (LocalOutboxWake.written), not yet relayed.
+  let handed: OutboxRow[] = [];
+  // The highest id the leader has read or relayed, and when its session last read the outbox
+  // (performance.now()): what decides whether handed rows may skip the read.
+  let seenId: number | undefined;
+  let readAt = -Infinity;
   let running: Promise<void> = Promise.resolve();
   const ensuredServices = new Set<string>();
   // Rows published but not yet deleted: the next pass's statement deletes them as it reads the
@@ -198,6 +220,8 @@ export function startOutboxRelay(opts: {
     leader = undefined;
     published = [];
     held = [];
+    handed = [];
+    seenId = undefined;
     l.client.release(true);
   }
 
@@ -293,7 +317,7 @@ export function startOutboxRelay(opts: {
   }
 
   async function relayBatch(l: Leader, flushAll = false): Promise<number> {
-    const readAt = performance.now();
+    const started = performance.now();
     // Named: the leader's session parses and plans its pass statement once, not on every pass.
     const { rows } = await l.client.query<OutboxRow>({
       name: `outbox-relay-pass-${schema}`,
@@ -302,11 +326,23 @@ export function startOutboxRelay(opts: {
        WHERE NOT (id = ANY($1::bigint[])) AND NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT ${RELAY_BATCH}`,
       values: [sqlArray(published), sqlArray(held.map((r) => r.id))],
     });
+    readAt = started;
     vacuum.deleted(published.length);
     published = [];
+    for (const r of rows) if (seenId === undefined || r.id > seenId) seenId = r.id;
+    await publishRows(l, rows, started, flushAll);
+    return rows.length;
+  }
+
+  /**
+   * Publishes rows committed in the outbox (read by this pass, or handed over) with the held
+   * ones folded in; they are deleted by the next pass. `since`: when the leader's session last
+   * read the outbox, which must be recent enough to prove the lock is still ours.
+   */
+  async function publishRows(l: Leader, rows: readonly OutboxRow[], since: number, flushAll: boolean): Promise<void> {
     const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(traceClockMs()) } : {};
     const order = publishingOrder(rows, flushAll);
-    if (order.length === 0) return rows.length;
+    if (order.length === 0) return;
     const units = order.map((u) => (Array.isArray(u) ? { ...coalesced(u), ids: u.map((r) => r.id) } : { row: u, msgId: `${schema}:${u.id}`, ids: [u.id] }));
     for (const { row: r } of units) {
       const [service, kind] = r.subject.split('.');
@@ -329,16 +365,39 @@ export function startOutboxRelay(opts: {
         for (const id of ids) dead.push({ id, reason: err.message });
       }
     }
-    // Held rows were read by an earlier pass; this pass's read (on the same session) is what
-    // shows the lock, hence the right to publish them now, is still ours.
-    if (performance.now() - readAt > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
+    // Held rows were read by an earlier pass; a read on the same session since is what shows
+    // the lock, hence the right to publish them now, is still ours.
+    if (performance.now() - since > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
     await Promise.all(ready.map(({ r, e, msgId }) => bus.publishEncoded(bus.subject(r.subject), e, msgId)));
     if (dead.length) await deadLetter(l.client, dead);
     // Exactly the rows published are deleted (by the next pass): a row with a smaller id whose
     // transaction committed after the SELECT must stay for the next pass (ids are taken at
     // insert, not at commit).
-    published = ready.flatMap((x) => x.ids);
-    return rows.length;
+    for (const x of ready) published.push(...x.ids);
+  }
+
+  /**
+   * Relays the handed rows without reading them when that is the same as reading them (see
+   * LocalOutboxWake.written); true when it did. A NOTIFY (another writer's commit), a gap in
+   * the ids (a row in between, perhaps not committed yet), a handed row below the highest id
+   * seen that no pass has read (it committed after a later one was read), or a read longer ago
+   * than the poll interval make the caller read instead, which finds the handed rows too.
+   */
+  async function relayHanded(l: Leader, notified: boolean): Promise<boolean> {
+    const given = handed;
+    handed = [];
+    if (notified || seenId === undefined || performance.now() - readAt >= Math.min(opts.pollMs ?? 1000, LEADER_LEASE_MS)) return false;
+    const seen = seenId;
+    const rows = given.filter((r) => r.id > seen);
+    // Read by a pass already: published and not yet deleted, or held.
+    const late = given.some((r) => r.id <= seen && !published.includes(r.id) && !held.some((h) => h.id === r.id));
+    if (late) return false;
+    if (rows.length === 0) return true;
+    let next = seenId + 1;
+    for (const r of rows) if (r.id !== next++) return false;
+    seenId = next - 1;
+    await publishRows(l, rows, readAt, false);
+    return true;
   }
 
   /** When the held rows are due (ms from now), or undefined when none are held. */
@@ -357,10 +416,16 @@ export function startOutboxRelay(opts: {
 
   /**
    * Relays until a pass comes back short of a full batch. Rows committed after a pass's read
-   * announce themselves with a NOTIFY that sets `dirty`, so stopping there loses nothing; the
-   * last pass's rows are deleted by the next pass (the next NOTIFY or poll).
+   * announce themselves with a NOTIFY that sets `dirty` (or are handed over), so stopping there
+   * loses nothing; the last pass's rows are deleted by the next pass (the next NOTIFY or poll).
+   * Handed rows alone, when they may skip the read (relayHanded), are relayed without a pass.
    */
-  async function drain(flushAll = false): Promise<void> {
+  async function drain(flushAll = false, notified = true): Promise<void> {
+    if (!flushAll && leader && !leader.broken && handed.length > 0 && (await relayHanded(leader, notified))) {
+      if (held.length && heldDueIn() === 0) await publishRows(leader, [], readAt, true);
+      return;
+    }
+    handed = [];
     while (!stopped && leader && !leader.broken && (await relayBatch(leader)) === RELAY_BATCH) {
       /* keep going while batches come back full */
     }
@@ -374,8 +439,9 @@ export function startOutboxRelay(opts: {
         if (leader?.broken) resign();
         if (!leader) await tryLead();
         if (leader) {
+          const notified = dirty;
           dirty = false;
-          running = drain();
+          running = drain(false, notified);
           await running;
         }
       } catch (err) {
@@ -383,7 +449,7 @@ export function startOutboxRelay(opts: {
         resign();
       }
       if (stopped) break;
-      if (dirty && leader) continue;
+      if ((dirty || handed.length > 0) && leader) continue;
       await new Promise<void>((resolve) => {
         const poll = leader ? (opts.pollMs ?? 1000) : 2000;
         const t = setTimeout(resolve, Math.min(poll, heldDueIn() ?? poll));
@@ -405,9 +471,10 @@ export function startOutboxRelay(opts: {
     get leading() {
       return leading();
     },
-    written() {
+    written(rows) {
       if (leading()) {
-        dirty = true;
+        if (rows?.length) handed.push(...rows);
+        else dirty = true;
         wake?.();
         return;
       }

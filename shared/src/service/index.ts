@@ -134,7 +134,7 @@ export async function startService(def: ServiceDefinition, opts: StartOptions = 
     get leading() {
       return started.relay?.leading ?? false;
     },
-    written: () => started.relay?.written(),
+    written: (rows) => started.relay?.written(rows),
   };
   const ctx: ServiceContext = { name: def.name, config, log, pool, bus, redis, metrics, outbox };
   const parts = (await def.start(ctx)) ?? {};

@@ -112,7 +112,14 @@ async function writeSimpleBatch(deps: WriterDeps, realmId: number, version: numb
   const ords: number[] = [];
   const flags: number[] = [];
   const outbox: Array<{ subject: string; payload: string; ord: number; idPath: string; carrier: string }> = [];
-  const carrier = JSON.stringify(injectTraceHeaders({}));
+  // Each row's payload with the message's id in it, once the id is known (for the relay).
+  const withIds: Array<(id: number) => string> = [];
+  const trace = injectTraceHeaders({});
+  const carrier = JSON.stringify(trace);
+  const add = (subject: string, ord: number, idPath: string, payloadOf: (id: number) => unknown) => {
+    outbox.push({ subject, payload: JSON.stringify(payloadOf(0)), ord, idPath, carrier });
+    withIds.push((id) => JSON.stringify(payloadOf(id)));
+  };
   for (const [i, s] of sends.entries()) {
     const ord = i + 1;
     for (const r of s.recipients) {
@@ -120,13 +127,12 @@ async function writeSimpleBatch(deps: WriterDeps, realmId: number, version: numb
       ords.push(ord);
       flags.push(r.flags);
     }
-    outbox.push({ subject: eventsInbox.notify.subject, payload: JSON.stringify(notifyPayload(realmId, s, 0)), ord, idPath: '{event,message,id}', carrier });
-    outbox.push({ subject: messagesEvents.messageSent.subject, payload: JSON.stringify(sentPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
-    if (s.attachmentPathIds?.length) {
-      outbox.push({ subject: messagesEvents.messageAttachmentsChanged.subject, payload: JSON.stringify(attachmentsPayload(realmId, s, 0)), ord, idPath: '{message_id}', carrier });
-    }
+    add(eventsInbox.notify.subject, ord, '{event,message,id}', (id) => notifyPayload(realmId, s, id));
+    add(messagesEvents.messageSent.subject, ord, '{message_id}', (id) => sentPayload(realmId, s, id));
+    if (s.attachmentPathIds?.length) add(messagesEvents.messageAttachmentsChanged.subject, ord, '{message_id}', (id) => attachmentsPayload(realmId, s, id));
   }
-  // The relay leader's own sends wake it directly (one statement, autocommit: committed once it returns).
+  // The relay leader's own sends wake it directly (one statement, autocommit: committed once it
+  // returns), handing it the rows so that it need not read them back.
   const quiet = deps.outbox?.leading === true;
   const written = await messageStore.insertSends(deps.pool, {
     lockClass: SEND_LOCK_CLASS,
@@ -137,7 +143,14 @@ async function writeSimpleBatch(deps: WriterDeps, realmId: number, version: numb
     outbox,
     quiet,
   });
-  if (quiet && written.ids.length > 0) deps.outbox?.written();
+  if (quiet && written.ids.length > 0) {
+    const { ids, outboxIds, txid } = written;
+    const rows =
+      txid !== null && outboxIds.length === outbox.length
+        ? outbox.map((o, k) => ({ id: outboxIds[k] as number, txid, subject: o.subject, payload: (withIds[k] as (id: number) => string)(ids[o.ord - 1] as number), trace_carrier: trace }))
+        : undefined;
+    deps.outbox?.written(rows);
+  }
   if (written.ids.length !== sends.length) return { staleAt: written.version };
   return { ids: written.ids };
 }

@@ -126,6 +126,8 @@ export const messageStore = {
    *   on every send's way (log_min_duration_statement, 100 sends/s), 0.09 ms with the kept
    *   plan, whose execution took as long (single sends, bursts of 64, a 10,000-recipient
    *   stream). The arrays have exactly n elements; `LIMIT $3` only keeps n a parameter.
+   * - It answers the outbox rows' ids (in the order given) and the transaction's id, so that
+   *   the writer can hand its rows to the relay (outbox LocalOutboxWake.written).
    * - Freshness: when `expectedVersion` is not null and the realm's read-model version differs
    *   (the checks read data that has changed since), nothing is written and `ids` is empty.
    *   The version is read in the statement's snapshot, before the lock is taken.
@@ -142,7 +144,7 @@ export const messageStore = {
       /** Leave the outbox NOTIFY out: the caller wakes its relay itself once this has committed (outbox LocalOutboxWake). */
       quiet?: boolean;
     },
-  ): Promise<{ version: number; ids: number[] }> {
+  ): Promise<{ version: number; ids: number[]; outboxIds: number[]; txid: number | null }> {
     const ms = o.messages;
     // A named statement: each pooled connection parses and plans it once, not every batch (its
     // parsing and planning were a fifth of PostgreSQL's CPU for the bench database in a burst).
@@ -175,8 +177,10 @@ export const messageStore = {
          FROM unnest($22::text[], $24::int[], $25::text[], $26::text[]) WITH ORDINALITY AS o(subject, ord, path, carrier, n)
          JOIN jsonb_array_elements($23::jsonb) WITH ORDINALITY AS p(payload, n) ON p.n = o.n
          JOIN ids ON ids.ord = o.ord
-         ORDER BY o.n)
-       SELECT fresh.version, ARRAY(SELECT id FROM ids ORDER BY ord) AS ids FROM fresh`,
+         ORDER BY o.n
+         RETURNING id, txid)
+       SELECT fresh.version, ARRAY(SELECT id FROM ids ORDER BY ord) AS ids,
+         ARRAY(SELECT id FROM ob ORDER BY id) AS outbox_ids, (SELECT max(txid) FROM ob) AS txid FROM fresh`,
       values: [
         o.lockClass,
         o.realmId,
@@ -196,8 +200,8 @@ export const messageStore = {
         o.quiet === true,
       ],
     });
-    const row = rows[0] as { version: number; ids: number[] };
-    return { version: Number(row.version), ids: row.ids.map(Number) };
+    const row = rows[0] as { version: number; ids: number[]; outbox_ids: number[]; txid: number | null };
+    return { version: Number(row.version), ids: row.ids.map(Number), outboxIds: row.outbox_ids.map(Number), txid: row.txid === null ? null : Number(row.txid) };
   },
 
   /** The realm's read-model version now (migrations/0003), for a write that runs in an explicit transaction. */
