@@ -145,11 +145,15 @@ async function writeSimpleBatch(deps: WriterDeps, realmId: number, version: numb
   });
   if (quiet && written.ids.length > 0) {
     const { ids, outboxIds, txid } = written;
-    const rows =
-      txid !== null && outboxIds.length === outbox.length
-        ? outbox.map((o, k) => ({ id: outboxIds[k] as number, txid, subject: o.subject, payload: (withIds[k] as (id: number) => string)(ids[o.ord - 1] as number), trace_carrier: trace }))
-        : undefined;
-    deps.outbox?.written(rows);
+    // Once the callers have their answers: the payloads (tens of KB for a large stream) and the
+    // relay's publish are not on the way of the send's acknowledgement.
+    setImmediate(() => {
+      const rows =
+        txid !== null && outboxIds.length === outbox.length
+          ? outbox.map((o, k) => ({ id: outboxIds[k] as number, txid, subject: o.subject, payload: (withIds[k] as (id: number) => string)(ids[o.ord - 1] as number), trace_carrier: trace }))
+          : undefined;
+      deps.outbox?.written(rows);
+    });
   }
   if (written.ids.length !== sends.length) return { staleAt: written.version };
   return { ids: written.ids };
