@@ -59,7 +59,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { event, rpc } from '../bus/contract.js';
 import { Actor, JsonObject, RegisterStateReply, RegisterStateRequest } from './common.js';
-import { StreamRecord } from './subscriptions.js';
+import { NotificationBotMessage, StreamAnnouncement, StreamRecord } from './subscriptions.js';
 import { MutedUserChange } from './users.js';
 
 /** Keys of a message event's `message` that are for the events service only. */
@@ -409,6 +409,19 @@ export const messagesRpc = {
    * before the mute is answered; the domain event carries the same revision and changes nothing.
    */
   syncMutedUser: rpc('messages.v1.sync_muted_user', { request: MutedUserChange, reply: Type.Object({}) }),
+  /**
+   * The notification bot's posts of a subscriptions change (its messages, then its stream
+   * announcements, in Zulip's order), made before the change is answered, as Zulip makes them in the
+   * change's own transaction. The same posts are in the subscriptions outbox; each post's
+   * idempotency key makes the two one.
+   */
+  postNotices: rpc('messages.v1.post_notices', {
+    request: Type.Object({
+      messages: Type.Array(NotificationBotMessage, { maxItems: 100 }),
+      announcements: Type.Array(StreamAnnouncement, { maxItems: 100 }),
+    }),
+    reply: Type.Object({}),
+  }),
 } as const;
 
 export const MessageSent = Type.Object({

@@ -34,6 +34,8 @@ export async function doAnnounceStream(deps: MessagesDeps, writer: SendWriter, e
     deps.log.info({ realm_id: e.realm_id, stream_id: streamId }, 'notifications stream gone; stream announcement skipped');
     return;
   }
+  // The stream's creation event and this announcement reach this replica apart: its mention must link either way.
+  if (!e.invite_only) await deps.render.knowStream(e.realm_id, { id: e.stream_id, name: e.stream_name });
   const creator = found.users.find((u) => u.user_id === e.creator_id);
   const who = creator ? `@_**${creator.full_name}|${creator.user_id}**` : 'Someone';
   await sendAsSystemBot(deps, writer, e.realm_id, bot, {

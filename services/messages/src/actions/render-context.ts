@@ -220,6 +220,17 @@ export class RenderContextCache {
     if (!s.invite_only && !s.is_archived) data.streamsByName.set(s.name.toLowerCase(), { id: s.stream_id, name: s.name });
   }
 
+  /**
+   * A public stream the caller knows exists, for a message that mentions it before its
+   * creation event has reached this replica (the stream's announcement): added unless a stream
+   * of that id is known already (the events say more than the caller).
+   */
+  async knowStream(realmId: number, s: LinkableStream): Promise<void> {
+    const data = await this.forRealm(realmId);
+    for (const known of data.streamsByName.values()) if (known.id === s.id) return;
+    data.streamsByName.set(s.name.toLowerCase(), { id: s.id, name: s.name });
+  }
+
   setLinkifiers(realmId: number, linkifiers: readonly Linkifier[], msgId?: string): void {
     if (!this.isNewer(realmId, 'linkifiers', msgId)) return;
     const data = this.changed(realmId);

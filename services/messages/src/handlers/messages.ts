@@ -4,6 +4,8 @@ import { messagesRpc, registerStateReply } from '@zc/shared/contracts';
 import { checkDeleteMessage, doDeleteTopic } from '../actions/delete-message.js';
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
+import { doAnnounceStream } from '../actions/announce-stream.js';
+import { doPostNotificationBotMessage } from '../actions/notification-bot.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { checkAddSubmessage } from '../actions/submessages.js';
 import { doSyncStream } from '../actions/read-model.js';
@@ -76,6 +78,12 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
   });
   bus.serve(messagesRpc.syncStream, async (r) => {
     await doSyncStream(deps, r);
+    return {};
+  });
+  bus.serve(messagesRpc.postNotices, async (r) => {
+    // One after the other: the order they were written in is the order of their ids.
+    for (const m of r.messages) await doPostNotificationBotMessage(deps, writer, m);
+    for (const a of r.announcements) await doAnnounceStream(deps, writer, a);
     return {};
   });
   bus.serve(messagesRpc.maxMessageId, async (r) => ({ max_message_id: await messageStore.maxMessageIdFor(deps.pool, r.user_id) }));

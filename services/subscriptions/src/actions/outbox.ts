@@ -33,6 +33,11 @@ export class EventBatch {
     this.events.push({ c: eventsInbox.notify, payload: { realm_id: realmId, users: [...users], event } });
   }
 
+  /** The payloads gathered so far for `c`, in order (before `write`, which empties the batch). */
+  payloadsOf<C extends EventContract>(c: C): Array<PayloadOf<C>> {
+    return this.events.filter((e) => e.c === c).map((e) => e.payload as PayloadOf<C>);
+  }
+
   async write(tx: Queryable): Promise<void> {
     await addManyToOutbox(tx, SCHEMA, this.events);
     this.events.length = 0;

@@ -29,6 +29,7 @@ import { streamStore, type NewStream, type StreamRow } from '../store/stream-sto
 import { byUserThenStream, subscriptionStore, type NewSubscription, type Pair, type SubscriptionRow } from '../store/subscription-store.js';
 import { activePrincipals, realmFor, type Realm } from './directory.js';
 import { EventBatch } from './outbox.js';
+import { postNoticesNow } from './post-notices.js';
 
 /** A stream named in the request, normalised. */
 interface WantedStream {
@@ -145,7 +146,7 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
 
   // Every statement below handles all streams at once: a call creating a thousand streams
   // commits in a few round trips, well within its caller's timeout.
-  const reply = await transaction(deps.pool, async (tx) => {
+  const { reply, notices } = await transaction(deps.pool, async (tx) => {
     let created: StreamRow[];
     try {
       created = await streamStore.insertMany(tx, newRows);
@@ -158,9 +159,14 @@ async function addSubscriptions(deps: SubscriptionsDeps, r: SubscribeRequest): P
     const events = new EventBatch();
     await writeEvents(deps, tx, events, { realm, actor: actor.user_id, announce: r.announce, created, targets, users, added });
     tellSubscribedUsers(events, { realm, by: me, created, targets, users, added });
+    const notices = {
+      messages: events.payloadsOf(subscriptionsEvents.notificationBotMessage),
+      announcements: events.payloadsOf(subscriptionsEvents.streamAnnounced),
+    };
     await events.write(tx);
-    return summarise(targets, users, added);
+    return { reply: summarise(targets, users, added), notices };
   });
+  await postNoticesNow(deps, notices);
   if (!r.authorization_errors_fatal) reply.unauthorized = unauthorized.map((s) => s.name);
   return reply;
 }

@@ -5,13 +5,14 @@
  * transaction changes the row, writes the `stream` update events (with the stream create /
  * delete events of users who gain or lose sight of it), the domain event and the
  * notification bot's notices. Before answering, the messages service's read model gets the
- * new row (a stream made private is closed to non-subscribers on every read path at once).
+ * new row (a stream made private is closed to non-subscribers on every read path at once),
+ * and the notices are posted (post-notices.ts).
  *
  * Unlike Zulip, which applies the settings one after another, a refused setting changes
  * nothing; and a setting given its current value sends no event and no notice.
  */
 import { randomUUID } from 'node:crypto';
-import { Role, subscriptionsEvents, type Actor, type UpdateStreamRequest } from '@zc/shared/contracts';
+import { Role, subscriptionsEvents, type Actor, type NotificationBotMessage, type UpdateStreamRequest } from '@zc/shared/contracts';
 import { isUniqueViolation, transaction, type Queryable } from '@zc/shared/db';
 import type { DirectoryUser } from '@zc/shared/directory';
 import { badRequest, organizationAdministratorRequired, organizationOwnerRequired } from '@zc/shared/errors';
@@ -39,6 +40,7 @@ import { streamStore, type StreamChanges, type StreamRow } from '../store/stream
 import { subscriptionStore } from '../store/subscription-store.js';
 import { realmFor, type Realm } from './directory.js';
 import { emitDomainEvent, notifyUsers } from './outbox.js';
+import { postNoticesNow } from './post-notices.js';
 import { syncStreamToMessages } from './read-model-sync.js';
 
 const SETTING = 'can_remove_subscribers_group';
@@ -175,10 +177,12 @@ export async function checkUpdateStream(deps: SubscriptionsDeps, r: UpdateStream
       throw e;
     }
     if (!after) throw invalidStreamId();
-    await writeEvents(deps, tx, { realm, by: me, before, after, retention });
-    return { after, subscriberIds: (await subscriptionStore.listSubscriberIds(tx, [after.id])).get(after.id) ?? [] };
+    const notices = await writeEvents(deps, tx, { realm, by: me, before, after, retention });
+    return { after, notices, subscriberIds: (await subscriptionStore.listSubscriberIds(tx, [after.id])).get(after.id) ?? [] };
   });
-  if (result) await syncStreamToMessages(deps, result.after, result.subscriberIds);
+  if (!result) return {};
+  await syncStreamToMessages(deps, result.after, result.subscriberIds);
+  await postNoticesNow(deps, { messages: result.notices, announcements: [] });
   return {};
 }
 
@@ -196,7 +200,7 @@ interface Change {
  * losing sight of the stream that it is gone and those gaining it that it exists. Then the
  * domain event, then the notices in "stream events".
  */
-async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Change): Promise<void> {
+async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Change): Promise<NotificationBotMessage[]> {
   const { before, after, realm } = c;
   const subscribers = (await subscriptionStore.listSubscriberIds(tx, [after.id])).get(after.id) ?? [];
   const people = await deps.directory.realmPeople(tx, realm.id);
@@ -244,11 +248,11 @@ async function writeEvents(deps: SubscriptionsDeps, tx: Queryable, c: Change): P
   }
 
   await emitDomainEvent(tx, subscriptionsEvents.streamUpdated, toStreamRecord(after));
-  await postNotices(tx, c);
+  return writeNotices(tx, c);
 }
 
-/** The notification bot's notices in the stream's "stream events" topic (Zulip 6's texts). */
-async function postNotices(tx: Queryable, c: Change): Promise<void> {
+/** The notification bot's notices in the stream's "stream events" topic (Zulip 6's texts), into the outbox; returns them. */
+async function writeNotices(tx: Queryable, c: Change): Promise<NotificationBotMessage[]> {
   const { before, after } = c;
   const by: Person = { id: c.by.id, full_name: c.by.full_name };
   const notices: string[] = [];
@@ -260,12 +264,12 @@ async function postNotices(tx: Queryable, c: Change): Promise<void> {
   const newPolicy = permissionPolicyName(after);
   if (oldPolicy !== newPolicy) notices.push(permissionNotice(by, oldPolicy, newPolicy));
   const batch = randomUUID();
-  for (const [i, content] of notices.entries()) {
-    await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, {
-      realm_id: c.realm.id,
-      key: `stream-notice:${after.id}:${batch}:${i}`,
-      to: { type: 'stream', stream_id: after.id, topic: STREAM_EVENTS_TOPIC },
-      content,
-    });
-  }
+  const messages = notices.map((content, i): NotificationBotMessage => ({
+    realm_id: c.realm.id,
+    key: `stream-notice:${after.id}:${batch}:${i}`,
+    to: { type: 'stream', stream_id: after.id, topic: STREAM_EVENTS_TOPIC },
+    content,
+  }));
+  for (const m of messages) await emitDomainEvent(tx, subscriptionsEvents.notificationBotMessage, m);
+  return messages;
 }
