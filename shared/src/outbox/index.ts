@@ -330,16 +330,16 @@ export function startOutboxRelay(opts: {
     vacuum.deleted(published.length);
     published = [];
     for (const r of rows) if (seenId === undefined || r.id > seenId) seenId = r.id;
-    await publishRows(l, rows, started, flushAll);
+    await publishRows(l, rows, flushAll);
     return rows.length;
   }
 
   /**
    * Publishes rows committed in the outbox (read by this pass, or handed over) with the held
-   * ones folded in; they are deleted by the next pass. `since`: when the leader's session last
-   * read the outbox, which must be recent enough to prove the lock is still ours.
+   * ones folded in; they are deleted by the next pass. The leader's session must have read the
+   * outbox recently enough (`readAt`) to prove the lock is still ours.
    */
-  async function publishRows(l: Leader, rows: readonly OutboxRow[], since: number, flushAll: boolean): Promise<void> {
+  async function publishRows(l: Leader, rows: readonly OutboxRow[], flushAll: boolean): Promise<void> {
     const traced: Record<string, string> = opts.trace ? { [TRACE_READ_HEADER]: String(traceClockMs()) } : {};
     const order = publishingOrder(rows, flushAll);
     if (order.length === 0) return;
@@ -367,7 +367,7 @@ export function startOutboxRelay(opts: {
     }
     // Held rows were read by an earlier pass; a read on the same session since is what shows
     // the lock, hence the right to publish them now, is still ours.
-    if (performance.now() - since > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
+    if (performance.now() - readAt > LEADER_LEASE_MS || l.broken) throw new Error('outbox relay lease expired before publishing');
     await Promise.all(ready.map(({ r, e, msgId }) => bus.publishEncoded(bus.subject(r.subject), e, msgId)));
     if (dead.length) await deadLetter(l.client, dead);
     // Exactly the rows published are deleted (by the next pass): a row with a smaller id whose
@@ -396,7 +396,7 @@ export function startOutboxRelay(opts: {
     let next = seenId + 1;
     for (const r of rows) if (r.id !== next++) return false;
     seenId = next - 1;
-    await publishRows(l, rows, readAt, false);
+    await publishRows(l, rows, false);
     return true;
   }
 
@@ -422,7 +422,7 @@ export function startOutboxRelay(opts: {
    */
   async function drain(flushAll = false, notified = true): Promise<void> {
     if (!flushAll && leader && !leader.broken && handed.length > 0 && (await relayHanded(leader, notified))) {
-      if (held.length && heldDueIn() === 0) await publishRows(leader, [], readAt, true);
+      if (held.length && heldDueIn() === 0) await publishRows(leader, [], true);
       return;
     }
     handed = [];
