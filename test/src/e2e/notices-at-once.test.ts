@@ -56,11 +56,14 @@ t.test("the notification bot's posts are there when the change is answered", asy
     t.equal((await streamEvents(verona)).length, 1, 'the outbox did not post it again');
   });
 
-  t.test('a subscription by someone else: the direct message, once', async (t) => {
-    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [othello.user_id] }));
-    t.same(await told(othello), [`@**King Hamlet|${hamlet.user_id}** subscribed you to the stream #**Verona**.`], 'there at once');
+  t.test('a subscription by someone else: the direct messages, once each', async (t) => {
+    await ok(sys.client(hamlet).post('/users/me/subscriptions', { subscriptions: [{ name: 'Verona' }], principals: [othello.user_id, desdemona.user_id] }));
+    const text = `@**King Hamlet|${hamlet.user_id}** subscribed you to the stream #**Verona**.`;
+    t.same(await told(othello), [text], 'there at once');
+    t.same(await told(desdemona), [text], 'for each of them');
     await settle();
     t.equal((await told(othello)).length, 1, 'the outbox did not post it again');
+    t.equal((await told(desdemona)).length, 1, 'nor the other');
   });
 
   t.test('a new stream announced: in "new streams", its mention a link, once', async (t) => {

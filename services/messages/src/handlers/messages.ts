@@ -5,7 +5,7 @@ import { checkDeleteMessage, doDeleteTopic } from '../actions/delete-message.js'
 import { checkUpdateMessage } from '../actions/edit-message.js';
 import { doMarkAllAsRead, doMarkStreamAsRead, doMarkTopicAsRead, doUpdateFlags, doUpdateFlagsForNarrow } from '../actions/flags.js';
 import { doAnnounceStream } from '../actions/announce-stream.js';
-import { doPostNotificationBotMessage } from '../actions/notification-bot.js';
+import { doPostNotificationBotMessages } from '../actions/notification-bot.js';
 import { checkAddReaction, checkRemoveReaction } from '../actions/reactions.js';
 import { checkAddSubmessage } from '../actions/submessages.js';
 import { doSyncStream } from '../actions/read-model.js';
@@ -81,8 +81,7 @@ export function registerMessageHandlers(bus: Bus, deps: MessagesDeps, writer: Se
     return {};
   });
   bus.serve(messagesRpc.postNotices, async (r) => {
-    // One after the other: the order they were written in is the order of their ids.
-    for (const m of r.messages) await doPostNotificationBotMessage(deps, writer, m);
+    await doPostNotificationBotMessages(deps, writer, r.messages);
     for (const a of r.announcements) await doAnnounceStream(deps, writer, a);
     return {};
   });
