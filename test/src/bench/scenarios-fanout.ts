@@ -38,13 +38,14 @@
  * reported; `--opt ejabberd=off` or a missing script skips them (said in the report).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { createPool } from '@zc/shared/db';
 import { longPollFloor } from './floor.js';
 import { LatencyHistogram, type LatencySummary } from './histogram.js';
+import { INFRASTRUCTURE, groupCpuMeter, processesMatching } from './machine-cpu.js';
 import { basicAuth } from './load.js';
 import { PollClient } from './poll-client.js';
 import { createAccounts, registerQueue } from './scenarios-events.js';
@@ -280,6 +281,50 @@ function cpuHeadlines(cpu: CpuUsed, deliveries: number): { headlines: Headline[]
   };
 }
 
+/** CPU used beside the services over a run: the servers they use (machine-cpu.ts), and this process, the load generator. */
+interface BesidesUsed {
+  infrastructure: Record<string, number>;
+  loadGenerator: number;
+}
+
+function besidesMeter(): () => BesidesUsed {
+  const infrastructure = groupCpuMeter(INFRASTRUCTURE);
+  const own = process.cpuUsage();
+  return () => {
+    const d = process.cpuUsage(own);
+    return { infrastructure: infrastructure(), loadGenerator: (d.user + d.system) / 1e6 };
+  };
+}
+
+/**
+ * The servers' CPU per delivery beside the services', and the services' with it: ejabberd keeps
+ * its rooms in its own process, while our deliveries also cost PostgreSQL, NATS and Redis. The
+ * load generator's (its long-poll clients and the sender, on the same two cores) is shown, not
+ * added to anything.
+ */
+function besidesHeadlines(
+  used: BesidesUsed,
+  deliveries: number,
+  servicesMs: number | undefined,
+): { headlines: Headline[]; infrastructureUs: Record<string, number>; withInfrastructureMs?: number; loadGeneratorMs: number } {
+  const infrastructureUs = Object.fromEntries(Object.entries(used.infrastructure).map(([k, v]) => [k, deliveries > 0 ? Math.round((v * 1e6) / deliveries) : 0]));
+  const infraSeconds = Object.values(used.infrastructure).reduce((a, v) => a + v, 0);
+  const loadGeneratorMs = deliveries > 0 ? round((used.loadGenerator * 1000) / deliveries, 4) : 0;
+  const withInfrastructureMs = servicesMs !== undefined && deliveries > 0 ? servicesMs + (infraSeconds * 1000) / deliveries : undefined;
+  const split = Object.entries(infrastructureUs)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return {
+    infrastructureUs,
+    loadGeneratorMs,
+    ...(withInfrastructureMs !== undefined ? { withInfrastructureMs } : {}),
+    headlines: [
+      { label: `  beside them (µs/delivery; the machine's servers, whatever else they serve): ${split}; load generator ${Math.round(loadGeneratorMs * 1000)}`, value: round(infraSeconds, 1), unit: 'cpu s total' },
+      ...(withInfrastructureMs !== undefined ? [{ label: 'system CPU per delivered event with PostgreSQL, NATS and Redis', value: round(withInfrastructureMs, 3), unit: 'ms' }] : []),
+    ],
+  };
+}
+
 // --- the peer ---------------------------------------------------------------------------------
 
 export interface PeerResult {
@@ -294,23 +339,6 @@ export interface PeerResult {
 }
 
 const DEFAULT_PEER = fileURLToPath(new URL('../../../../shared/bench/ejabberd/run.sh', import.meta.url));
-
-/** Running processes whose command line matches `pattern`: pid, command line, utime + stime (s). */
-function processesMatching(pattern: RegExp): Array<{ pid: number; cmd: string; cpu: number }> {
-  const out: Array<{ pid: number; cmd: string; cpu: number }> = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (!pattern.test(cmd)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(pid), cmd, cpu: (Number(f[11]) + Number(f[12])) / 100 });
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  return out;
-}
 
 /**
  * CPU of the peer's server (the beam.smp started with `-s ejabberd`) while its load generator
@@ -375,7 +403,10 @@ async function runPeer(ctx: BenchContext, args: Array<string | number>): Promise
   }
 }
 
-function peerHeadlines(peer: { peer?: PeerResult; skipped?: string }, ours: { p50?: number; p99?: number; msgsPerS?: number; deliveriesPerS?: number; cpuMs?: number }): Headline[] {
+function peerHeadlines(
+  peer: { peer?: PeerResult; skipped?: string },
+  ours: { p50?: number; p99?: number; msgsPerS?: number; deliveriesPerS?: number; cpuMs?: number; withInfrastructureMs?: number },
+): Headline[] {
   if (!peer.peer) return [{ label: `ejabberd: ${peer.skipped}`, value: 0, unit: '' }];
   const p = peer.peer;
   const out: Headline[] = [
@@ -386,6 +417,9 @@ function peerHeadlines(peer: { peer?: PeerResult; skipped?: string }, ours: { p5
   if (ours.msgsPerS !== undefined && p.msgs_per_s > 0) out.push({ label: 'msg/s, ours / ejabberd', value: round(ours.msgsPerS / p.msgs_per_s), unit: '×', budget: { op: '>=', value: 1 } });
   if (ours.deliveriesPerS !== undefined && p.deliveries_per_s > 0) out.push({ label: 'deliveries/s, ours / ejabberd', value: round(ours.deliveriesPerS / p.deliveries_per_s), unit: '×' });
   if (ours.cpuMs !== undefined && p.cpu_ms_per_delivery) out.push({ label: `CPU per delivery, ours / ejabberd (${p.cpu_ms_per_delivery} ms)`, value: round(ours.cpuMs / p.cpu_ms_per_delivery, 1), unit: '×' });
+  if (ours.withInfrastructureMs !== undefined && p.cpu_ms_per_delivery) {
+    out.push({ label: `CPU per delivery with PostgreSQL, NATS and Redis, ours / ejabberd (${p.cpu_ms_per_delivery} ms)`, value: round(ours.withInfrastructureMs / p.cpu_ms_per_delivery, 1), unit: '×' });
+  }
   return out;
 }
 
@@ -553,6 +587,9 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const ackedAt = new Map<number, number>();
   const failures: Record<string, number> = {};
   const meter = await cpuMeter(ctx);
+  // Only for a system this bench started here (its CPU is read from /proc): a system elsewhere
+  // does not use this machine's servers.
+  const besides = ctx.cpuSeconds && process.platform === 'linux' ? besidesMeter() : undefined;
   const t0 = performance.now();
   const sends: Array<Promise<void>> = [];
   for (let i = 0; i < n; i++) {
@@ -577,6 +614,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const expected = accepted * live.queues;
   await awaitDeliveries(live, expected, 10_000);
   const cpu = meter();
+  const besidesUsed = besides?.();
   const delivered = live.delivered();
   const { hist, lastArrival } = deliveryLatencies(live, startedAt);
   const wallMs = (delivered >= expected ? lastArrival : performance.now()) - t0;
@@ -589,6 +627,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
   const msgsPerS = round((n / wallMs) * 1000, 0);
   const deliveriesPerS = round((delivered / wallMs) * 1000, 0);
   const c = cpuHeadlines(cpu, delivered);
+  const b = besidesUsed ? besidesHeadlines(besidesUsed, delivered, c.perDeliveryMs) : undefined;
   const peer = await runPeer(ctx, mode === 'paced' ? [members, 'paced', n, rate] : [members, 'burst', n]);
   const floor = mode === 'paced' ? await pacedFloor(ctx, live, rate) : undefined;
   const shape = `${mode === 'paced' ? `${rate} msg/s` : `burst of ${n}`} to ${members}${warm.sends > 0 ? ` (after ${warm.sends} warm-up sends)` : ''}`;
@@ -606,8 +645,15 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
     { label: 'deliveries lost', value: expected - delivered, unit: '', budget: { op: '<=', value: 0 } },
     ...(Object.keys(failures).length ? [{ label: `sends failed: ${JSON.stringify(failures)}`, value: Object.values(failures).reduce((a, b) => a + b, 0), unit: '' }] : []),
     ...c.headlines,
+    ...(b?.headlines ?? []),
     ...floorHeadlines(floor, c.byServiceUs.gateway, live.queues, rate),
-    ...peerHeadlines(peer, { p50: hist.p50, p99: hist.p99, ...(mode === 'burst' ? { msgsPerS, deliveriesPerS } : {}), ...(c.perDeliveryMs !== undefined ? { cpuMs: c.perDeliveryMs } : {}) }),
+    ...peerHeadlines(peer, {
+      p50: hist.p50,
+      p99: hist.p99,
+      ...(mode === 'burst' ? { msgsPerS, deliveriesPerS } : {}),
+      ...(c.perDeliveryMs !== undefined ? { cpuMs: c.perDeliveryMs } : {}),
+      ...(b?.withInfrastructureMs !== undefined ? { withInfrastructureMs: b.withInfrastructureMs } : {}),
+    }),
   ];
   return {
     headlines,
@@ -629,6 +675,7 @@ async function pacedOrBurst(ctx: BenchContext, mode: 'paced' | 'burst'): Promise
       cpu_ms_per_delivery: c.perDeliveryMs,
       cpu_ms_per_delivery_net_of_idle: c.netPerDeliveryMs,
       cpu_us_per_delivery_by_service: c.byServiceUs,
+      ...(b ? { cpu_us_per_delivery_infrastructure: b.infrastructureUs, load_generator_cpu_ms_per_delivery: b.loadGeneratorMs } : {}),
       ...(hops ? { hops } : {}),
       ejabberd: peer.peer ?? { skipped: peer.skipped },
       ...(floor ? { long_poll_floor: floor } : {}),
