@@ -29,13 +29,13 @@ export interface ProcessCpu {
   cpu: number;
 }
 
-/** Running processes whose command line matches `pattern`, with their CPU so far. */
-export function processesMatching(pattern: RegExp): ProcessCpu[] {
+/** Running processes whose command line `keep` accepts, with their CPU so far (one pass over /proc). */
+function scanProcesses(keep: (cmd: string) => boolean): ProcessCpu[] {
   const out: ProcessCpu[] = [];
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      if (!pattern.test(cmd)) continue;
+      if (!keep(cmd)) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       // Fields after the parenthesised command name (which may hold spaces); utime and stime are the 14th and 15th.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -47,11 +47,22 @@ export function processesMatching(pattern: RegExp): ProcessCpu[] {
   return out;
 }
 
+/** Running processes whose command line matches `pattern`, with their CPU so far. */
+export function processesMatching(pattern: RegExp): ProcessCpu[] {
+  return scanProcesses((cmd) => pattern.test(cmd));
+}
+
 /** Each group's processes at one moment: pid → CPU seconds so far. */
 export type GroupReading = Record<string, ReadonlyMap<number, number>>;
 
+/** Every group's processes, read in one pass over /proc (a process goes to the first group it matches). */
 export function readGroups(groups: readonly ProcessGroup[]): GroupReading {
-  return Object.fromEntries(groups.map((g) => [g.name, new Map(processesMatching(g.pattern).map((p) => [p.pid, p.cpu]))]));
+  const reading = new Map(groups.map((g) => [g.name, new Map<number, number>()]));
+  for (const p of scanProcesses((cmd) => groups.some((g) => g.pattern.test(cmd)))) {
+    const group = groups.find((g) => g.pattern.test(p.cmd)) as ProcessGroup;
+    reading.get(group.name)?.set(p.pid, p.cpu);
+  }
+  return Object.fromEntries(reading);
 }
 
 /**
